@@ -1,0 +1,83 @@
+"""ArgMax and ArgMin: the compiled operator and the public functions."""
+
+from __future__ import annotations
+
+from . import canon, dtypes, dispatch, plan, runtime, validate
+from .desc import ArgMaxDesc, ArgMinDesc, TensorDesc
+from .tensor import Tensor, asarray, empty
+
+
+class CompiledArgReduce:
+    """A compiled ArgMax/ArgMin: constraints checked and pipelines built at construction."""
+
+    def __init__(self, device, desc: ArgMaxDesc):
+        self.device, self.desc = device, desc
+        self.op = "min" if isinstance(desc, ArgMinDesc) else "max"
+        name = type(desc).__name__
+        src, dst = desc.input, desc.output
+        validate.rank(src.sizes, f"{name}.input")
+        self.axes = validate.axes(desc.axes, len(src.sizes), f"{name}.axes")
+        self.dt = dtypes.lookup(src.dtype, f"{name}.input.dtype")
+        expected = tuple(1 if i in self.axes else n for i, n in enumerate(src.sizes))
+        if dst.sizes != expected:
+            raise ValueError(f"{name}.output.sizes: {dst.sizes} should be {expected} (the input "
+                             "sizes with every reduced axis set to 1)")
+        n_red = 1
+        for a in self.axes:
+            n_red *= src.sizes[a]
+        if n_red == 0:
+            raise ValueError(f"{name}.input.sizes: {src.sizes} has an empty reduced axis; an "
+                             "empty reduction has no arg-max/arg-min")
+        self.idx = validate.index_dtype(dst.dtype, n_red - 1, f"{name}.output.dtype")
+        self.reduction = canon.reduction(src.sizes, src.element_strides, dst.element_strides,
+                                         self.axes)
+        self.plan = plan.argreduce(self.reduction, self.dt, self.op,
+                                   desc.axis_direction == "decreasing",
+                                   2 if self.idx.bits == 64 else 1)
+        self._empty = any(n == 0 for n in src.sizes)
+        if not self._empty:  # build the pipelines now (packed tensors need no more windows)
+            for step in self.plan.steps:
+                device.pipelines.get(step.template, **step.variables, n_in_win=1, n_out_win=1)
+
+    def launches(self, x: Tensor, y: Tensor) -> list[dispatch.Launch]:
+        scratch = None
+        if self.plan.partial_bytes:
+            scratch = self.device.create_buffer(self.plan.partial_bytes, what="partials")
+        return runtime.launches(self.device, self.plan, x, y, scratch)
+
+    def __call__(self, inputs, outputs=None) -> list[Tensor]:
+        (x,) = inputs
+        runtime.check_tensor(x, self.desc.input, self.device, "inputs[0]")
+        if outputs is None:
+            y = empty(self.desc.output.sizes, self.desc.output.dtype, device=self.device)
+        else:
+            (y,) = outputs
+        runtime.check_tensor(y, self.desc.output, self.device, "outputs[0]")
+        if not self._empty:
+            dispatch.run(self.device, self.launches(x, y))
+        return [y]
+
+
+def _arg(cls, x, axes, axis_direction, index_dtype):
+    x = asarray(x)
+    validate.rank(x.shape, "x")
+    ax = validate.axes(axes, x.ndim)
+    out_shape = tuple(1 if i in ax else n for i, n in enumerate(x.shape))
+    idx = dtypes.lookup(index_dtype, "index_dtype", dtypes.INDEX_DTYPES).name
+    desc = cls(TensorDesc.of(x), TensorDesc(idx, out_shape), ax, axis_direction)
+    (y,) = x.device.compile(desc)(inputs=[x])
+    return y
+
+
+def argmax(x, axes=None, *, axis_direction="increasing", index_dtype="uint32") -> Tensor:
+    """Index of the largest element over `axes` (row-major over them); keeps the rank.
+
+    Ties: the first (INCREASING) or last (DECREASING) index; NaN counts as the largest
+    (the first/last NaN wins, as in numpy); -0.0 equals +0.0.
+    """
+    return _arg(ArgMaxDesc, x, axes, axis_direction, index_dtype)
+
+
+def argmin(x, axes=None, *, axis_direction="increasing", index_dtype="uint32") -> Tensor:
+    """Index of the smallest element over `axes`; same conventions as `argmax` (NaN wins)."""
+    return _arg(ArgMinDesc, x, axes, axis_direction, index_dtype)

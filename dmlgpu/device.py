@@ -1,0 +1,167 @@
+"""The GPU device: WebGPU implementation and adapter choice, limits, buffers, transfers.
+
+One of three modules (with `pipelines` and `dispatch`) that touch wgpu.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from .errors import DeviceLimitError, DmlgpuError
+
+IMPLEMENTATIONS = {"wgpu": ("wgpu", "wgpu-native"), "dawn": ("wgpudawn", "dawn")}
+
+# Limits we ask for at the adapter's full value instead of WebGPU's defaults (128 MiB
+# bindings, 256 MiB buffers, 16 KiB workgroup memory would cap tensor sizes for nothing).
+_WANTED_LIMITS = (
+    "max-storage-buffer-binding-size",
+    "max-buffer-size",
+    "max-compute-workgroup-storage-size",
+    "max-storage-buffers-per-shader-stage",
+    "max-compute-invocations-per-workgroup",
+    "max-compute-workgroup-size-x",
+    "max-compute-workgroups-per-dimension",
+)
+# Optional features used behind a capability check, each with a tested portable fallback.
+_OPTIONAL_FEATURES = ("timestamp-query", "shader-f16")
+
+# Bindings start at multiples of this (it is >= every adapter's min storage offset alignment
+# and a multiple of 8, so no 64-bit element straddles two windows).
+WINDOW_ALIGN = 256
+
+
+class Device:
+    """A WebGPU device on one adapter.
+
+    webgpu: "wgpu" (wgpu-native) or "dawn" (wgpudawn); default from DMLGPU_WEBGPU, else "wgpu".
+    adapter: substring of the adapter name (case-insensitive); default from DMLGPU_ADAPTER.
+    max_binding_size: cap the bytes of one storage binding below the device's limit (tests
+    use it to exercise tensors that span several bindings on small data).
+    """
+
+    def __init__(self, webgpu: str | None = None, adapter: str | None = None, *,
+                 max_binding_size: int | None = None, features: tuple[str, ...] | None = None):
+        webgpu = webgpu or os.environ.get("DMLGPU_WEBGPU") or "wgpu"
+        if webgpu not in IMPLEMENTATIONS:
+            raise ValueError(f"webgpu: {webgpu!r} is not a WebGPU implementation "
+                             f"(allowed: {', '.join(IMPLEMENTATIONS)})")
+        module_name, self.implementation = IMPLEMENTATIONS[webgpu]
+        try:
+            self.wgpu = importlib.import_module(module_name)
+        except ImportError as e:
+            extra = " (pip install 'dmlgpu[dawn]')" if webgpu == "dawn" else ""
+            raise DmlgpuError(f"webgpu={webgpu!r} needs the package {module_name}{extra}: {e}") from e
+        self.webgpu = webgpu
+        self.adapter = self._pick_adapter(adapter if adapter is not None
+                                          else os.environ.get("DMLGPU_ADAPTER"))
+        alimits = self.adapter.limits
+        required = {k: alimits[k] for k in _WANTED_LIMITS if k in alimits}
+        wanted = _OPTIONAL_FEATURES if features is None else features
+        self.features = frozenset(f for f in wanted if f in self.adapter.features)
+        self.device = self.adapter.request_device_sync(
+            required_features=sorted(self.features), required_limits=required)
+        self.limits = dict(self.device.limits)
+        binding = self.limits["max-storage-buffer-binding-size"]
+        if max_binding_size is not None:
+            binding = min(binding, int(max_binding_size))
+        # one window of a large tensor: the largest aligned size a binding may have
+        self.window_bytes = binding // WINDOW_ALIGN * WINDOW_ALIGN
+        self.max_buffer_size = self.limits["max-buffer-size"]
+        self.max_workgroups = self.limits["max-compute-workgroups-per-dimension"]
+        # bindings left for windows of one tensor after the uniform and other tensors
+        self.max_storage_bindings = self.limits["max-storage-buffers-per-shader-stage"]
+        self.lock = threading.RLock()
+        from .pipelines import PipelineCache  # noqa: PLC0415 - avoids an import cycle
+
+        self.pipelines = PipelineCache(self)
+        self._compiled = OrderedDict()
+
+    def compile(self, desc):
+        """Check a DirectML-style description and build its pipelines once."""
+        from .operators import compile_desc  # noqa: PLC0415 - operators import this module
+
+        return compile_desc(self, desc, self._compiled)
+
+    def _pick_adapter(self, name: str | None):
+        gpu = self.wgpu.gpu
+        if not name:
+            return gpu.request_adapter_sync(power_preference="high-performance")
+        adapters = gpu.enumerate_adapters_sync()
+        names = [a.info.get("device", "") for a in adapters]
+        for a, n in zip(adapters, names):
+            if name.lower() in n.lower():
+                return a
+        raise ValueError(f"adapter: no adapter matches {name!r} (available: {names})")
+
+    @property
+    def info(self) -> dict:
+        """Adapter, backend, implementation, features and limits in use."""
+        ai = self.adapter.info
+        return {
+            "adapter": ai.get("device", ""),
+            "description": ai.get("description", ""),
+            "vendor": ai.get("vendor", ""),
+            "adapter_type": ai.get("adapter_type", ""),
+            "backend": ai.get("backend_type", ""),
+            "implementation": self.implementation,
+            "features": sorted(self.features),
+            "limits": {k: self.limits[k] for k in _WANTED_LIMITS if k in self.limits},
+            "window_bytes": self.window_bytes,
+        }
+
+    def __repr__(self):
+        i = self.info
+        return f"<dmlgpu.Device {i['adapter']!r} {i['backend']} via {i['implementation']}>"
+
+    # -- buffers -------------------------------------------------------------------------
+
+    def create_buffer(self, nbytes: int, *, what: str = "tensor"):
+        """A storage buffer of at least `nbytes` (rounded up to whole words)."""
+        size = max(4, -(-int(nbytes) // 4) * 4)
+        if size > self.max_buffer_size:
+            raise DeviceLimitError(
+                f"{what}: {nbytes} bytes exceeds the device's max-buffer-size limit "
+                f"({self.max_buffer_size} bytes)")
+        u = self.wgpu.BufferUsage
+        try:
+            return self.device.create_buffer(size=size, usage=u.STORAGE | u.COPY_SRC | u.COPY_DST)
+        except Exception as e:  # out of memory surfaces as a validation/OOM error
+            raise DmlgpuError(f"{what}: allocating {size} bytes failed: {e}") from e
+
+    def upload(self, buffer, data: np.ndarray, offset: int = 0) -> None:
+        raw = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
+        pad = (-raw.size) % 4
+        if pad:
+            raw = np.concatenate([raw, np.zeros(pad, np.uint8)])
+        if raw.size:
+            self.device.queue.write_buffer(buffer, offset, raw)
+
+    def download(self, buffer, offset: int, nbytes: int) -> np.ndarray:
+        """Bytes [offset, offset+nbytes) of a buffer; offset and nbytes multiples of 4."""
+        if nbytes == 0:
+            return np.zeros(0, np.uint8)
+        with self.lock:
+            data = self.device.queue.read_buffer(buffer, offset, nbytes)
+        return np.frombuffer(data, np.uint8)
+
+    def uniform(self, data: np.ndarray):
+        u = self.wgpu.BufferUsage
+        return self.device.create_buffer_with_data(data=data, usage=u.UNIFORM)
+
+
+_default: Device | None = None
+_default_lock = threading.Lock()
+
+
+def default_device() -> Device:
+    """The process-wide device, created on first use from DMLGPU_WEBGPU / DMLGPU_ADAPTER."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Device()
+        return _default

@@ -1,0 +1,83 @@
+"""The dtype table: how each of the ten types is stored, loaded, compared and written.
+
+Every operator reaches a dtype only through its entry here. Values live in buffers of u32
+words (core WGSL has no 8/16/64-bit integers): 8- and 16-bit values are packed 4 or 2 to a
+word, little-endian as numpy lays them out; 64-bit values take two words (low, high).
+
+Comparisons use order-preserving unsigned *keys* built from the raw bits, never float
+compares (WGSL implementations may assume no NaN/inf): for every pair of values, the
+ordering of keys is the ordering of values, -0.0 and +0.0 share one key, and every NaN
+maps to the largest key (`KEY_NAN`), so "the first NaN wins" falls out of "the first
+maximum wins". Keys of 64-bit types are `vec2<u32>(high, low)`, compared lexicographically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str
+    bits: int  # storage width of one element
+    storage: str  # "x8", "x16", "x32", "x64": how raw bits are pulled out of u32 words
+    # WGSL expression of the order-preserving key, from `b` (raw bits, zero-extended to u32)
+    # or, for 64-bit types, from `lo` and `hi`.
+    key: str
+    is_float: bool = False
+    # raw bits of the value 1 (Hardmax writes 1 and 0), None where the op does not write it
+    one_bits: int | None = None
+
+    @property
+    def np(self) -> np.dtype:
+        return np.dtype(self.name)
+
+    @property
+    def itemsize(self) -> int:
+        return self.bits // 8
+
+    @property
+    def key_words(self) -> int:
+        return 2 if self.bits == 64 else 1
+
+    @property
+    def per_word(self) -> int:
+        """Elements per u32 word (1 for 32- and 64-bit types)."""
+        return max(1, 32 // self.bits)
+
+
+_TABLE = [
+    DType("float32", 32, "x32", "f32_key(b)", is_float=True, one_bits=0x3F800000),
+    DType("float16", 16, "x16", "f16_key(b)", is_float=True, one_bits=0x3C00),
+    DType("int64", 64, "x64", "vec2<u32>(hi ^ 0x80000000u, lo)"),
+    DType("int32", 32, "x32", "b ^ 0x80000000u"),
+    DType("int16", 16, "x16", "b ^ 0x8000u"),
+    DType("int8", 8, "x8", "b ^ 0x80u"),
+    DType("uint64", 64, "x64", "vec2<u32>(hi, lo)"),
+    DType("uint32", 32, "x32", "b"),
+    DType("uint16", 16, "x16", "b"),
+    DType("uint8", 8, "x8", "b"),
+]
+DTYPES: dict[str, DType] = {d.name: d for d in _TABLE}
+
+# Index types of ArgMax/ArgMin/TopK outputs: name -> largest representable index.
+INDEX_DTYPES: dict[str, int] = {
+    "uint32": 2**32 - 1,
+    "int32": 2**31 - 1,
+    "uint64": 2**64 - 1,
+    "int64": 2**63 - 1,
+}
+
+
+def lookup(value, arg: str = "dtype", allowed=None) -> DType:
+    """Resolve a numpy dtype or its name to the table entry; errors name `arg`."""
+    allowed = list(DTYPES) if allowed is None else list(allowed)
+    try:
+        name = np.dtype(value).name
+    except TypeError:
+        name = None
+    if name not in allowed:
+        raise TypeError(f"{arg}: {value!r} is not a supported type (allowed: {', '.join(allowed)})")
+    return DTYPES[name]

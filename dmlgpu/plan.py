@@ -1,0 +1,110 @@
+"""Plans: which kernels run, on what grid, with what scratch, for a canonical problem.
+
+Nothing here touches wgpu: a plan is data (template variables, uniform values, group
+counts) that `ops` turns into launches through the pipeline cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import tuning
+from .canon import Dim, Reduction
+from .device import WINDOW_ALIGN
+from .errors import DeviceLimitError
+
+
+@dataclass
+class Step:
+    template: str
+    variables: dict  # template variables, without the window counts
+    params: dict  # uniform values, without offsets and windows
+    n_groups: int
+    source: str  # "input" or "partials"
+    sink: str  # "output" or "partials"
+
+
+@dataclass
+class Plan:
+    steps: list[Step]
+    partial_bytes: int = 0  # scratch for the split pass
+    notes: dict = field(default_factory=dict)  # what was chosen, for `explain` and the bench
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
+              *, sink: str = "index", template: str = "argreduce.wgsl.j2") -> Plan:
+    """Arg-reduction of `red` (canonical): one pass, or a split pass plus a merge pass."""
+    n_out, n_red = red.n_out, red.n_red
+    kept = red.kept
+    reds = red.red or (Dim(1, (0,)),)  # every reduced dim has size 1: index 0
+    wg = tuning.REDUCE_WG
+    red_contig = reds[-1].strides[0] == 1
+    kept_contig = bool(kept) and abs(kept[-1].strides[0]) == 1
+    if n_red >= tuning.ROW_MIN_RED and (red_contig or not kept_contig):
+        strategy, threads = "row", n_out * wg
+        max_split = _ceil(n_red, tuning.MIN_ROW_CHUNK)
+    else:
+        strategy, threads = "col", n_out
+        max_split = _ceil(n_red, tuning.MIN_COL_CHUNK)
+    split = 1
+    if threads < tuning.TARGET_THREADS:
+        split = max(1, min(_ceil(tuning.TARGET_THREADS, threads), max_split, tuning.MAX_SPLIT))
+    chunk = _ceil(n_red, split)
+    split = _ceil(n_red, chunk)
+    groups = n_out * split if strategy == "row" else _ceil(n_out, wg) * split
+
+    common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1)
+    dims = dict(ksize=[d.size for d in kept], kin=[d.strides[0] for d in kept],
+                kout=[d.strides[1] for d in kept], rsize=[d.size for d in reds],
+                rin=[d.strides[0] for d in reds], nk=len(kept), nr=len(reds))
+    first_sink = sink if split == 1 else "partials"
+    packed = strategy == "row" and len(reds) == 1 and red_contig and dt.per_word > 1
+    steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
+                                 packed_rows=packed, wg=wg, idx_words=idx_words),
+                  dict(dims, n_out=n_out, n_red=n_red, chunk=chunk, n_split=split,
+                       n_groups=groups),
+                  groups, "input", "output" if split == 1 else "partials")]
+    partial_bytes = 0
+    if split > 1:
+        partial_bytes = n_out * split * (dt.key_words + 1) * 4
+        merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
+        mgroups = n_out if merge == "row" else _ceil(n_out, wg)
+        steps.append(Step(template, dict(common, strategy=merge, source="partials", sink=sink,
+                                         packed_rows=False, wg=wg, idx_words=idx_words),
+                          dict(dims, n_out=n_out, n_red=split, chunk=split, n_split=1,
+                               n_groups=mgroups),
+                          mgroups, "partials", "output"))
+    return Plan(steps, partial_bytes, dict(strategy=strategy, split=split, chunk=chunk))
+
+
+def windows(buffer, byte_lo: int, byte_hi: int, window_bytes: int, max_windows: int,
+            what: str):
+    """Bind bytes [byte_lo, byte_hi) of `buffer` as consecutive windows.
+
+    Returns (base_byte, [(buffer, offset, size), ...]); element offsets in the uniform are
+    relative to base_byte, which is aligned for storage bindings.
+    """
+    base = byte_lo // WINDOW_ALIGN * WINDOW_ALIGN
+    span = max(4, byte_hi - base)
+    n = _ceil(span, window_bytes)
+    if n > max_windows:
+        raise DeviceLimitError(
+            f"{what}: {byte_hi - byte_lo} bytes need {n} storage bindings of at most "
+            f"{window_bytes} bytes (the device's max-storage-buffer-binding-size), more than "
+            f"the {max_windows} a kernel may use (max-storage-buffers-per-shader-stage)")
+    out = []
+    for i in range(n):
+        off = base + i * window_bytes
+        size = min(window_bytes, buffer.size - off)
+        out.append((buffer, off, size // 4 * 4))
+    return base, out
+
+
+def pack_uniform(params: dict, **runtime):
+    from .codegen import pack_params
+
+    return pack_params(**params, **runtime)

@@ -1,0 +1,59 @@
+"""Turning a plan plus concrete tensors into launches: bindings, offsets, scratch."""
+
+from __future__ import annotations
+
+from . import plan as planmod
+from .dispatch import Launch
+
+
+def bind(device, tensor, max_windows: int, what: str):
+    """(element offset relative to the binding base, windows) of a tensor's bytes."""
+    isz = tensor._dt.itemsize
+    lo, hi = tensor.element_span()
+    base, wins = planmod.windows(tensor.buffer, lo * isz, (hi + 1) * isz,
+                                 device.window_bytes, max_windows, what)
+    return tensor.offset - base // isz, wins
+
+
+def check_tensor(t, desc, device, arg: str) -> None:
+    """A tensor passed to a compiled operator must match its TensorDesc exactly."""
+    from .tensor import Tensor
+
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{arg}: expected a dg.Tensor, got {type(t).__name__}")
+    if t.device is not device:
+        raise ValueError(f"{arg}: the tensor lives on another device ({t.device!r}) than the "
+                         f"operator ({device!r})")
+    if t.dtype.name != desc.dtype:
+        raise TypeError(f"{arg}: dtype {t.dtype.name} does not match the description's "
+                        f"{desc.dtype}")
+    if t.shape != desc.sizes:
+        raise ValueError(f"{arg}: shape {t.shape} does not match the description's sizes "
+                         f"{desc.sizes}")
+    if t.size > 1 and any(s != d for s, d, n in zip(t.strides, desc.element_strides, t.shape)
+                          if n > 1):
+        raise ValueError(f"{arg}: strides {t.strides} do not match the description's "
+                         f"{desc.element_strides}")
+
+
+def launches(device, plan, x, out, scratch=None) -> list[Launch]:
+    """Launches of a plan whose first step reads `x` and whose last writes `out`."""
+    n_out_win_max = device.max_storage_bindings - 1
+    out_off, out_wins = bind(device, out, n_out_win_max, "output")
+    in_off, in_wins = bind(device, x, device.max_storage_bindings - len(out_wins), "input")
+    result = []
+    for step in plan.steps:
+        if step.source == "input":
+            src, src_off = in_wins, in_off
+        else:
+            src, src_off = [(scratch, 0, scratch.size)], 0
+        if step.sink == "output":
+            dst, dst_off = out_wins, out_off
+        else:
+            dst, dst_off = [(scratch, 0, scratch.size)], 0
+        pipeline, layout = device.pipelines.get(step.template, **step.variables,
+                                                n_in_win=len(src), n_out_win=len(dst))
+        params = planmod.pack_uniform(step.params, in_offset=src_off, out_offset=dst_off,
+                                      win_words=device.window_bytes // 4)
+        result.append(Launch(pipeline, layout, src + dst, params, step.n_groups))
+    return result

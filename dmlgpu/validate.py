@@ -1,0 +1,60 @@
+"""Argument checks at the API boundary. Every error names the argument, the value given
+and what is allowed; nothing is clamped or converted silently."""
+
+from __future__ import annotations
+
+import operator
+
+from . import dtypes
+from .tensor import normalize_axis
+
+MAX_RANK = 8
+DIRECTIONS = ("increasing", "decreasing")
+
+
+def rank(shape, arg: str = "x") -> None:
+    if not 1 <= len(shape) <= MAX_RANK:
+        raise ValueError(f"{arg}: rank {len(shape)} (shape {tuple(shape)}) is not supported "
+                         f"(allowed 1..{MAX_RANK})")
+
+
+def sizes(value, arg: str) -> tuple[int, ...]:
+    try:
+        out = tuple(operator.index(s) for s in value)
+    except TypeError:
+        raise TypeError(f"{arg}: {value!r} is not a sequence of integers") from None
+    if any(s < 0 for s in out):
+        raise ValueError(f"{arg}: {out} has a negative size")
+    return out
+
+
+def axes(value, ndim: int, arg: str = "axes") -> tuple[int, ...]:
+    """A non-empty set of distinct axes, normalised to 0..ndim-1; None means all axes."""
+    if value is None:
+        return tuple(range(ndim))
+    seq = (value,) if isinstance(value, int) or hasattr(value, "__index__") else tuple(value)
+    if not seq:
+        raise ValueError(f"{arg}: () is empty (give at least one axis, or None for all)")
+    norm = tuple(normalize_axis(a, ndim, arg) for a in seq)
+    if len(set(norm)) != len(norm):
+        raise ValueError(f"{arg}: {tuple(seq)} repeats an axis (axes must be distinct)")
+    return tuple(sorted(norm))
+
+
+def direction(value, arg: str = "axis_direction") -> bool:
+    """True for DECREASING."""
+    v = value.lower() if isinstance(value, str) else value
+    if isinstance(v, str) and v.startswith("dml_axis_direction_"):
+        v = v[len("dml_axis_direction_"):]
+    if v not in DIRECTIONS:
+        raise ValueError(f"{arg}: {value!r} is not a direction (allowed: 'increasing', "
+                         "'decreasing')")
+    return v == "decreasing"
+
+
+def index_dtype(value, largest: int, arg: str = "index_dtype") -> dtypes.DType:
+    dt = dtypes.lookup(value, arg, dtypes.INDEX_DTYPES)
+    if largest > dtypes.INDEX_DTYPES[dt.name]:
+        raise ValueError(f"{arg}: {dt.name} cannot hold the largest index {largest} "
+                         f"(its maximum is {dtypes.INDEX_DTYPES[dt.name]}); use a wider type")
+    return dt

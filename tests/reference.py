@@ -1,0 +1,67 @@
+"""numpy references of the operators and the one comparison helper of the suite."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import dmlgpu as dg
+
+ALL_DTYPES = ["float32", "float16", "int64", "int32", "int16", "int8",
+              "uint64", "uint32", "uint16", "uint8"]
+
+
+def arg_reference(x: np.ndarray, axes, op: str, descending: bool, index_dtype="uint32"):
+    """ArgMax/ArgMin over `axes` as DirectML defines it, via numpy (first NaN wins)."""
+    axes = tuple(sorted(a % x.ndim for a in axes))
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = np.transpose(x, kept + list(axes))
+    flat = moved.reshape([x.shape[a] for a in kept] + [-1])
+    fn = np.argmax if op == "max" else np.argmin
+    if descending:
+        idx = flat.shape[-1] - 1 - fn(flat[..., ::-1], axis=-1)
+    else:
+        idx = fn(flat, axis=-1)
+    out_shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
+    return idx.reshape(out_shape).astype(index_dtype)
+
+
+def assert_same(got, expected: np.ndarray) -> None:
+    """Same shape, dtype and exact values (NaN equal to NaN, bit for bit)."""
+    g = got.numpy() if isinstance(got, dg.Tensor) else np.asarray(got)
+    assert g.shape == expected.shape, f"shape {g.shape} != {expected.shape}"
+    assert g.dtype == expected.dtype, f"dtype {g.dtype} != {expected.dtype}"
+    if g.dtype.kind == "f":
+        gb, eb = g.view(f"u{g.itemsize}"), expected.view(f"u{g.itemsize}")
+        same = (gb == eb) | (np.isnan(g) & np.isnan(expected))
+    else:
+        same = g == expected
+    if not same.all():
+        bad = np.argwhere(~same)[:5]
+        detail = ", ".join(f"{tuple(i)}: got {g[tuple(i)]!r} expected {expected[tuple(i)]!r}"
+                           for i in bad)
+        raise AssertionError(f"{(~same).sum()} of {same.size} elements differ: {detail}")
+
+
+def random_values(rng: np.random.Generator, shape, dtype: str, *, ties: bool = True,
+                  specials: bool = True) -> np.ndarray:
+    """Random data with many ties, the type's extremes and (floats) NaN, +-inf, -0.0."""
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape))
+    if dt.kind == "f":
+        v = rng.integers(-4, 5, n).astype(dt) if ties else rng.standard_normal(n).astype(dt)
+        if specials and n:
+            sp = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, np.finfo(dt).max,
+                           np.finfo(dt).min, np.finfo(dt).tiny], dt)
+            k = max(1, n // 50)
+            v[rng.integers(0, n, k)] = sp[rng.integers(0, sp.size, k)]
+    else:
+        info = np.iinfo(dt)
+        if ties:
+            v = rng.integers(-3, 4, n).astype(np.int64)
+            v = (v if info.min < 0 else v + 3).astype(dt)
+        else:
+            v = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+        if specials and n:
+            k = max(1, n // 50)
+            v[rng.integers(0, n, k)] = np.array([info.min, info.max], dt)[rng.integers(0, 2, k)]
+    return v.reshape(shape)
