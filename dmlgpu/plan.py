@@ -64,7 +64,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     first_sink = sink if split == 1 else "partials"
     packed = strategy == "row" and len(reds) == 1 and red_contig and dt.per_word > 1
     steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
-                                 packed_rows=packed, wg=wg, idx_words=idx_words),
+                                 packed_rows=packed, wg=wg, idx_words=idx_words,
+                                 unroll=tuning.REDUCE_UNROLL),
                   dict(dims, n_out=n_out, n_red=n_red, chunk=chunk, n_split=split,
                        n_groups=groups),
                   groups, "input", "output" if split == 1 else "partials")]
@@ -74,7 +75,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
         mgroups = n_out if merge == "row" else _ceil(n_out, wg)
         steps.append(Step(template, dict(common, strategy=merge, source="partials", sink=sink,
-                                         packed_rows=False, wg=wg, idx_words=idx_words),
+                                         packed_rows=False, wg=wg, idx_words=idx_words,
+                                         unroll=tuning.REDUCE_UNROLL),
                           dict(dims, n_out=n_out, n_red=split, chunk=split, n_split=1,
                                n_groups=mgroups),
                           mgroups, "partials", "output"))

@@ -4,9 +4,16 @@ Until the first GPU runs (bench/results/), values are the conventional starting 
 reduction kernels (CUB's and CuPy's defaults); the comment says so where that is the case.
 """
 
+import os
+
+
 # Threads per workgroup of the reduction kernels. 256 is CUB's default for block
 # reductions and fits every WebGPU adapter (the core limit is 256 invocations).
 REDUCE_WG = 256
+
+# Independent loads each thread issues before comparing (memory-level parallelism: one
+# load per thread in flight cannot cover HBM latency at 3+ TB/s; CUB loads 4 items/thread).
+REDUCE_UNROLL = 4
 
 # A reduction whose innermost reduced dim is contiguous gets one workgroup per output when
 # the reduction has at least this many elements; below it a thread per output wastes less
@@ -25,3 +32,17 @@ MAX_SPLIT = 1024  # partials per output; the merge pass reads them with one work
 
 # The merge pass reads partials with a thread per output once there are this many outputs.
 MERGE_COL_MIN_OUT = 4096
+
+
+def _apply_overrides(spec: str) -> None:
+    """DMLGPU_TUNING="NAME=value,..." overrides numbers above (for tuning sweeps)."""
+    for item in filter(None, (s.strip() for s in spec.split(","))):
+        name, _, value = item.partition("=")
+        if name not in globals() or not name.isupper():
+            raise ValueError(f"DMLGPU_TUNING: {name!r} is not a tuning number "
+                             f"(allowed: {', '.join(n for n in globals() if n.isupper())})")
+        globals()[name] = int(value)
+
+
+if os.environ.get("DMLGPU_TUNING"):
+    _apply_overrides(os.environ["DMLGPU_TUNING"])
