@@ -21,8 +21,9 @@ REDUCE_UNROLL = 4
 ROW_MIN_RED = 64
 
 # Threads the GPU needs in flight to saturate memory: an H100/H200 holds 132 SMs x 2048
-# threads; half of that, with several loads in flight each, is CUB's occupancy target.
-TARGET_THREADS = 1 << 17
+# threads. At 2^17 (half of that), argmax over a flat 2^28 float32 on an H200 reached 8% of
+# the copy kernel's bandwidth (2026-11-22, with branchy keys); raised to a full GPU.
+TARGET_THREADS = 1 << 18
 
 # Least work for one workgroup/thread of a split reduction: below this the second pass and
 # the partials cost more than the extra parallelism gives.
@@ -32,6 +33,21 @@ MAX_SPLIT = 1024  # partials per output; the merge pass reads them with one work
 
 # The merge pass reads partials with a thread per output once there are this many outputs.
 MERGE_COL_MIN_OUT = 4096
+
+# NonZeroCoordinates (conventional starting points until measured on the H200).
+# Threads per workgroup of its three passes; a mask block is 32 x this many elements.
+NONZERO_WG = 256
+# Input words each thread of the count pass loads per tile (the tile is as many mask blocks
+# as that takes: 8192 elements of 32/64-bit types, 16384 of 16-bit, 32768 of 8-bit). 32
+# independent loads per thread keep HBM busy (CUB's select uses 8-16 items per thread), and
+# tiles of 32+ KiB keep the scan small: 8192 tiles for 8192 x 8192 float32.
+NONZERO_TILE_LOADS = 32
+# Values one workgroup of the scan pass sums (8 per thread): 2048 tiles in one dispatch,
+# 2048^2 tiles (more than 2^32 elements) in two levels.
+NONZERO_SCAN_SPAN = 2048
+# Rows the scatter pass stages in workgroup memory per round (8 KiB): a dense mask block
+# (8192 elements) takes 4 rounds, a sparse one a single round.
+NONZERO_STAGE = 2048
 
 
 def _apply_overrides(spec: str) -> None:
