@@ -43,9 +43,25 @@ class DType:
         return 2 if self.bits == 64 else 1
 
     @property
+    def mask(self) -> str:
+        """WGSL literal masking one element's bits out of a word (packed types)."""
+        return hex((1 << min(self.bits, 32)) - 1)
+
+    @property
     def per_word(self) -> int:
         """Elements per u32 word (1 for 32- and 64-bit types)."""
         return max(1, 32 // self.bits)
+
+    @property
+    def nonzero(self) -> str:
+        """WGSL bool expression: the value is non-zero, from `b` (raw bits, zero-extended)
+        or, for 64-bit types, `lo` and `hi`. Floats ignore the sign bit, so -0.0 is zero
+        while NaN and denormals are non-zero; a 64-bit value is non-zero if either word is."""
+        if self.bits == 64:
+            return "(lo | hi) != 0u"
+        if self.is_float:
+            return f"(b & 0x{(1 << (self.bits - 1)) - 1:X}u) != 0u"
+        return "b != 0u"
 
 
 _TABLE = [
