@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import canon, dtypes, dispatch, plan, runtime, validate
 from .desc import ArgMaxDesc, ArgMinDesc, TensorDesc
+from .device import default_device
 from .tensor import Tensor, asarray, empty
 
 
@@ -29,6 +30,7 @@ class CompiledArgReduce:
             raise ValueError(f"{name}.input.sizes: {src.sizes} has an empty reduced axis; an "
                              "empty reduction has no arg-max/arg-min")
         self.idx = validate.index_dtype(dst.dtype, n_red - 1, f"{name}.output.dtype")
+        validate.count(n_red, f"{name}.input.sizes {src.sizes} over axes {self.axes}")
         self.reduction = canon.reduction(src.sizes, src.element_strides, dst.element_strides,
                                          self.axes)
         self.plan = plan.argreduce(self.reduction, self.dt, self.op,
@@ -46,12 +48,12 @@ class CompiledArgReduce:
         return runtime.launches(self.device, self.plan, x, y, scratch)
 
     def __call__(self, inputs, outputs=None) -> list[Tensor]:
-        (x,) = inputs
+        (x,) = runtime.unpack(inputs, 1, "inputs")
         runtime.check_tensor(x, self.desc.input, self.device, "inputs[0]")
         if outputs is None:
             y = empty(self.desc.output.sizes, self.desc.output.dtype, device=self.device)
         else:
-            (y,) = outputs
+            (y,) = runtime.unpack(outputs, 1, "outputs")
         runtime.check_tensor(y, self.desc.output, self.device, "outputs[0]")
         if not self._empty:
             dispatch.run(self.device, self.launches(x, y))
@@ -59,13 +61,14 @@ class CompiledArgReduce:
 
 
 def _arg(cls, x, axes, axis_direction, index_dtype):
-    x = asarray(x)
-    validate.rank(x.shape, "x")
-    ax = validate.axes(axes, x.ndim)
-    out_shape = tuple(1 if i in ax else n for i, n in enumerate(x.shape))
+    xd = runtime.tensor_desc(x)  # every check below runs before a numpy input is uploaded
+    validate.rank(xd.sizes, "x")
+    ax = validate.axes(axes, len(xd.sizes))
+    out_shape = tuple(1 if i in ax else n for i, n in enumerate(xd.sizes))
     idx = dtypes.lookup(index_dtype, "index_dtype", dtypes.INDEX_DTYPES).name
-    desc = cls(TensorDesc.of(x), TensorDesc(idx, out_shape), ax, axis_direction)
-    (y,) = x.device.compile(desc)(inputs=[x])
+    desc = cls(xd, TensorDesc(idx, out_shape), ax, axis_direction)
+    op = (x.device if isinstance(x, Tensor) else default_device()).compile(desc)
+    (y,) = op(inputs=[asarray(x)])
     return y
 
 

@@ -51,10 +51,18 @@ def merge(dims: list[Dim]) -> tuple[Dim, ...]:
     return tuple(out)
 
 
-def reduction(shape, in_strides, out_strides, axes) -> Reduction:
-    """Canonical form of reducing `axes` of a tensor into an output of the same rank."""
+def reduction(shape, in_strides, out_strides, axes, *, red_out=None) -> Reduction:
+    """Canonical form of reducing `axes` of a tensor into an output of the same rank.
+
+    red_out: strides of a same-shape output along the reduced dims too (Hardmax writes the
+    whole subset); reduced dims then carry strides (in, red_out) and merge only where both do.
+    """
     axes = set(axes)
     kept = [Dim(n, (si, so)) for i, (n, si, so) in enumerate(zip(shape, in_strides, out_strides))
             if i not in axes]
-    red = [Dim(n, (si,)) for i, (n, si) in enumerate(zip(shape, in_strides)) if i in axes]
+    if red_out is None:
+        red = [Dim(n, (si,)) for i, (n, si) in enumerate(zip(shape, in_strides)) if i in axes]
+    else:
+        red = [Dim(n, (si, so)) for i, (n, si, so) in enumerate(zip(shape, in_strides, red_out))
+               if i in axes]
     return Reduction(merge(kept), merge(red))

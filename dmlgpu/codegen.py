@@ -21,13 +21,24 @@ PARAMS = (
     ("in_offset", 1), ("out_offset", 1), ("n_out", 1), ("n_red", 1),
     ("chunk", 1), ("n_split", 1), ("groups_x", 1), ("n_groups", 1),
     ("win_words", 1), ("nk", 1), ("nr", 1), ("aux0", 1),
+    # NonZeroCoordinates: element count, mask blocks per tile, values per scan workgroup,
+    # the level a scan dispatch scans, and word offsets of its arrays in the scratch buffer.
+    # (Keep the block a multiple of 4 words with arrays 16-byte aligned: WGSL pads otherwise.)
+    ("elems", 1), ("tile_blocks", 1), ("scan_span", 1), ("scan_level", 1), ("nz_at", 8),
+    # TopK1: the index output's kept strides and offset, K, the outputs' strides along the
+    # axis, the key flip of INCREASING, and three per-kernel values (see dmlgpu/topk.py).
+    ("kidx", 8), ("idx_offset", 1), ("k", 1), ("vstep", 1), ("istep", 1),
+    ("key_flip", 1), ("aux1", 1), ("aux2", 1), ("aux3", 1),
 )
+PARAMS += (("rout", 8),)  # Hardmax: output strides of the reduced dims
 _OFFSETS = {}
 _pos = 0
 for _name, _count in PARAMS:
     _OFFSETS[_name] = (_pos, _count)
     _pos += _count
-PARAMS_WORDS = _pos
+    # WGSL aligns array<vec4<u32>, N> to 16 bytes: an array must start at a multiple of 4 words
+    assert _count == 1 or _OFFSETS[_name][0] % 4 == 0, f"PARAMS: {_name} is not 16-byte aligned"
+PARAMS_WORDS = -(-_pos // 4) * 4  # the struct's size rounds up to its 16-byte alignment
 
 
 def pack_params(**values) -> np.ndarray:

@@ -44,6 +44,15 @@ class TensorDesc:
         return cls(tensor.dtype.name, tensor.shape, tensor.strides)
 
 
+def _axes_field(value, arg: str) -> tuple:
+    if hasattr(value, "__index__"):
+        return (value,)
+    try:
+        return tuple(value)
+    except TypeError:
+        raise TypeError(f"{arg}: {value!r} is not an integer or a sequence of integers") from None
+
+
 def _dir_field(value: str) -> str:
     return "decreasing" if validate.direction(value) else "increasing"
 
@@ -58,11 +67,48 @@ class ArgMaxDesc:
     axis_direction: str = "increasing"
 
     def __post_init__(self):
-        axes = (self.axes,) if isinstance(self.axes, int) else tuple(self.axes)
-        object.__setattr__(self, "axes", axes)
+        object.__setattr__(self, "axes", _axes_field(self.axes, f"{type(self).__name__}.axes"))
         object.__setattr__(self, "axis_direction", _dir_field(self.axis_direction))
 
 
 @dataclass(frozen=True)
 class ArgMinDesc(ArgMaxDesc):
     """DML_ARGMIN_OPERATOR_DESC."""
+
+
+@dataclass(frozen=True)
+class Hardmax1Desc:
+    """DML_ACTIVATION_HARDMAX1_OPERATOR_DESC: output has the input's type and sizes."""
+
+    input: TensorDesc
+    output: TensorDesc
+    axes: tuple = (-1,)
+
+    def __post_init__(self):
+        object.__setattr__(self, "axes", _axes_field(self.axes, f"{type(self).__name__}.axes"))
+
+
+@dataclass(frozen=True)
+class NonZeroCoordinatesDesc:
+    """DML_NONZERO_COORDINATES_OPERATOR_DESC: output_count (UINT32, all sizes 1) and
+    output_coordinates (UINT32, sizes {1,...,1,M,N}, M = the input's element count)."""
+
+    input: TensorDesc
+    output_count: TensorDesc
+    output_coordinates: TensorDesc
+
+
+@dataclass(frozen=True)
+class TopK1Desc:
+    """DML_TOP_K1_OPERATOR_DESC: the K largest (DECREASING) or smallest (INCREASING)
+    elements along `axis`, sorted, and their indices along it (ties: lowest index first)."""
+
+    input: TensorDesc
+    output_value: TensorDesc
+    output_index: TensorDesc
+    axis: int
+    k: int
+    axis_direction: str = "decreasing"
+
+    def __post_init__(self):
+        object.__setattr__(self, "axis_direction", _dir_field(self.axis_direction))

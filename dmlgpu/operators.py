@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from .argreduce import CompiledArgReduce
-from .desc import ArgMaxDesc, ArgMinDesc
+from .hardmax import CompiledHardmax
+from .desc import ArgMaxDesc, ArgMinDesc, Hardmax1Desc, NonZeroCoordinatesDesc
+from .nonzero import CompiledNonZeroCoordinates
+from .topk import CompiledTopK, TopK1Desc
 
 COMPILERS = {ArgMaxDesc: CompiledArgReduce, ArgMinDesc: CompiledArgReduce}
+COMPILERS[Hardmax1Desc] = CompiledHardmax
+COMPILERS[NonZeroCoordinatesDesc] = CompiledNonZeroCoordinates
+COMPILERS[TopK1Desc] = CompiledTopK
 
 # Compiled operators kept per device for the functional API (dg.argmax etc.), which
 # compiles on every call: the plan and pipeline lookups are then one dict hit.

@@ -36,11 +36,19 @@ def _ceil(a: int, b: int) -> int:
 
 
 def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
-              *, sink: str = "index", template: str = "argreduce.wgsl.j2") -> Plan:
-    """Arg-reduction of `red` (canonical): one pass, or a split pass plus a merge pass."""
+              *, sink: str = "index", template: str = "argreduce.wgsl.j2",
+              extra: dict | None = None) -> Plan:
+    """Arg-reduction of `red` (canonical): one pass, or a split pass plus a merge pass.
+
+    sink: "index" writes the index; "onehot" (Hardmax) sets the winner's element of a
+    zeroed output; `extra` adds template variables to every step.
+    """
     n_out, n_red = red.n_out, red.n_red
+    if n_out == 0 or n_red == 0:  # an empty output: nothing to launch
+        return Plan([], 0, dict(strategy="empty", split=0, chunk=0, fused=False))
     kept = red.kept
-    reds = red.red or (Dim(1, (0,)),)  # every reduced dim has size 1: index 0
+    # every reduced dim has size 1: one element, index 0
+    reds = red.red or (Dim(1, (0,) * (len(kept[0].strides) if kept else 1)),)
     wg = tuning.REDUCE_WG
     red_contig = reds[-1].strides[0] == 1
     kept_contig = bool(kept) and abs(kept[-1].strides[0]) == 1
@@ -57,10 +65,12 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     split = _ceil(n_red, chunk)
     groups = n_out * split if strategy == "row" else _ceil(n_out, wg) * split
 
-    common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1)
+    common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1, **(extra or {}))
     dims = dict(ksize=[d.size for d in kept], kin=[d.strides[0] for d in kept],
                 kout=[d.strides[1] for d in kept], rsize=[d.size for d in reds],
                 rin=[d.strides[0] for d in reds], nk=len(kept), nr=len(reds))
+    if len(reds[0].strides) > 1:  # a same-shape output (Hardmax)
+        dims["rout"] = [d.strides[1] for d in reds]
     first_sink = sink if split == 1 else "partials"
     packed = strategy == "row" and len(reds) == 1 and red_contig and dt.per_word > 1
     if packed:  # the packed loop numbers a thread's elements in 32 - bits bits

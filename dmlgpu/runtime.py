@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from . import dtypes
 from . import plan as planmod
 from .dispatch import Launch
 
@@ -13,6 +16,28 @@ def bind(device, tensor, max_windows: int, what: str):
     base, wins = planmod.windows(tensor.buffer, lo * isz, (hi + 1) * isz,
                                  device.window_bytes, max_windows, what)
     return tensor.offset - base // isz, wins
+
+
+def unpack(tensors, count: int, arg: str) -> list:
+    """The `count` tensors of a compiled operator's inputs= or outputs= argument."""
+    if isinstance(tensors, (str, bytes)) or not hasattr(tensors, "__len__"):
+        raise TypeError(f"{arg}: expected a list of {count} tensor(s), got {type(tensors).__name__}")
+    if len(tensors) != count:
+        raise ValueError(f"{arg}: {len(tensors)} tensors given, the operator takes {count}")
+    return list(tensors)
+
+
+def tensor_desc(x, arg: str = "x"):
+    """The TensorDesc of a dg.Tensor, or of what uploading array-like `x` would give, so that
+    every check runs before anything is uploaded."""
+    from .desc import TensorDesc
+    from .tensor import Tensor
+
+    if isinstance(x, Tensor):
+        return TensorDesc.of(x)
+    arr = np.asarray(x)
+    dtypes.lookup(arr.dtype, f"{arg}.dtype" if arg != "x" else "x")
+    return TensorDesc(arr.dtype.name, arr.shape)
 
 
 def check_tensor(t, desc, device, arg: str) -> None:
@@ -43,7 +68,9 @@ def launches(device, plan, x, out, scratch=None) -> list[Launch]:
     in_off, in_wins = bind(device, x, device.max_storage_bindings - len(out_wins), "input")
     result = []
     for step in plan.steps:
-        if step.source == "input":
+        if step.source == "none":  # writes only (Hardmax's zero fill)
+            src, src_off = [], 0
+        elif step.source == "input":
             src, src_off = in_wins, in_off
         else:
             src, src_off = [(scratch, 0, scratch.size)], 0

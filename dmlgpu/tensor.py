@@ -198,7 +198,7 @@ def asarray(data, dtype=None, *, device: Device | None = None) -> Tensor:
     arr = np.asarray(data, dtype=dtype)
     dt = dtypes.lookup(arr.dtype, "dtype")
     dev = device or default_device()
-    arr = np.ascontiguousarray(arr)
+    arr = np.require(arr, requirements="C")  # ascontiguousarray would make 0-d arrays 1-d
     buf = dev.create_buffer(arr.nbytes)
     dev.upload(buf, arr)
     return Tensor(dev, buf, dt, arr.shape, contiguous_strides(arr.shape), 0)

@@ -50,6 +50,30 @@ NONZERO_SCAN_SPAN = 2048
 NONZERO_STAGE = 2048
 
 
+# TopK1 (dmlgpu/topk.py; conventional starting points until measured on the H200).
+# Threads per workgroup of the in-workgroup sort and select kernels, where the device allows
+# it (else 256, WebGPU's core limit): one row of 16384 (the benchmark's) in one workgroup.
+TOPK_WG = 1024
+# Elements each thread of the select kernel holds in registers: the tile (one read of the
+# input, coalesced) is TOPK_WG x this; 16 independent loads per thread cover HBM latency
+# (CUB's radix sort keeps 16-24 keys per thread). At most 32 (a thread's state is a bitmask).
+TOPK_ELEMS_PER_THREAD = 16
+# Digit width of the select kernel's radix passes: 2048 bins (8 KiB) take a float32 key in
+# 3 passes; random data usually leaves few pending elements after the first.
+TOPK_RADIX_BITS = 11
+# Rows up to this many elements are bitonic-sorted whole in workgroup memory (several short
+# rows per workgroup); longer rows go to the radix select.
+TOPK_SORT_MAX = 2048
+# Most survivors one workgroup sorts (K above it, or above what workgroup memory holds, goes
+# to the multi-dispatch radix strategy). 4096 pairs = 32 KiB.
+TOPK_SELECT_CAP = 4096
+# Strategy "radix": digit width of its global histograms (256 counters per row keep the
+# histograms small for many rows), threads per workgroup and elements per thread per chunk.
+TOPK_GLOBAL_RADIX_BITS = 8
+TOPK_GLOBAL_WG = 256
+TOPK_GLOBAL_ELEMS_PER_THREAD = 16
+
+
 def _apply_overrides(spec: str) -> None:
     """DMLGPU_TUNING="NAME=value,..." overrides numbers above (for tuning sweeps)."""
     for item in filter(None, (s.strip() for s in spec.split(","))):

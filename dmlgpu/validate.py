@@ -32,7 +32,13 @@ def axes(value, ndim: int, arg: str = "axes") -> tuple[int, ...]:
     """A non-empty set of distinct axes, normalised to 0..ndim-1; None means all axes."""
     if value is None:
         return tuple(range(ndim))
-    seq = (value,) if isinstance(value, int) or hasattr(value, "__index__") else tuple(value)
+    if hasattr(value, "__index__"):
+        seq = (value,)
+    else:
+        try:
+            seq = tuple(value)
+        except TypeError:
+            raise TypeError(f"{arg}: {value!r} is not an integer or a sequence of integers") from None
     if not seq:
         raise ValueError(f"{arg}: () is empty (give at least one axis, or None for all)")
     norm = tuple(normalize_axis(a, ndim, arg) for a in seq)
@@ -50,6 +56,16 @@ def direction(value, arg: str = "axis_direction") -> bool:
         raise ValueError(f"{arg}: {value!r} is not a direction (allowed: 'increasing', "
                          "'decreasing')")
     return v == "decreasing"
+
+
+# Reduced indices and element counts are 32-bit on the GPU (NONE = 2^32 - 1 is reserved).
+MAX_ELEMENTS = 2**32 - 1
+
+
+def count(n: int, what: str) -> None:
+    if n > MAX_ELEMENTS:
+        raise ValueError(f"{what}: {n} elements exceed the limit of {MAX_ELEMENTS} (2**32 - 1) "
+                         "that 32-bit GPU index arithmetic allows")
 
 
 def index_dtype(value, largest: int, arg: str = "index_dtype") -> dtypes.DType:

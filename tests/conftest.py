@@ -21,4 +21,23 @@ def dev():
 def windowed_dev():
     """A device whose storage bindings are capped at 4 KiB, so that small tensors span
     several bindings and the window arithmetic runs as it does past the real limit."""
-    return dg.Device(max_binding_size=4096)
+    d = dg.Device(max_binding_size=4096)
+    _DEVICES["windowed_dev"] = d
+    return d
+
+
+# Devices whose pipeline counts the terminal summary reports (the suite keeps the number
+# of distinct pipelines bounded: each costs a shader compile on a cold cache).
+_DEVICES: dict = {}
+
+
+def pytest_terminal_summary(terminalreporter):
+    from dmlgpu import device as devmod
+
+    devices = dict(_DEVICES)
+    if devmod._default is not None:
+        devices["default"] = devmod._default
+    parts = [f"{name}: {d.pipelines.misses} pipelines built in {d.pipelines.compile_seconds:.1f} s"
+             for name, d in devices.items()]
+    if parts:
+        terminalreporter.write_line("dmlgpu " + "; ".join(parts))

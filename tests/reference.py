@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 import dmlgpu as dg
@@ -65,3 +67,17 @@ def random_values(rng: np.random.Generator, shape, dtype: str, *, ties: bool = T
             k = max(1, n // 50)
             v[rng.integers(0, n, k)] = np.array([info.min, info.max], dt)[rng.integers(0, 2, k)]
     return v.reshape(shape)
+
+
+def rng_for(*key) -> np.random.Generator:
+    """A generator seeded from `key` (e.g. a test's parameters): fixed, and independent of
+    which tests run and in what order."""
+    return np.random.default_rng(zlib.crc32(repr(key).encode()))
+
+
+def mixed_values(rng: np.random.Generator, shape, dtype: str) -> np.ndarray:
+    """Per element, either a tie-heavy small value or a full-range one (64-bit values that
+    differ in either word), with the extremes/specials of `random_values`."""
+    a = random_values(rng, shape, dtype, ties=True)
+    b = random_values(rng, shape, dtype, ties=False)
+    return np.where(rng.random(shape) < 0.5, a, b).astype(dtype)

@@ -1,0 +1,295 @@
+"""Measuring one case: data, first call (compile), correctness, GPU time, host overhead,
+the copy kernel of the same size, and the peers."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import math
+import time
+import traceback
+
+import numpy as np
+
+import dmlgpu as dg
+from dmlgpu import codegen, dispatch
+
+from .cases import OPS, Case, exact
+from .timing import Policy
+
+COPY_TEMPLATE = "copy.wgsl.j2"
+COPY_WG = 256  # threads per workgroup of the copy kernel, as the reductions use
+SEED = 20240
+# Timestamps whose every sample is a multiple of this many ns are quantized (an unquantized
+# timer gives nanoseconds that share no such factor).
+MIN_QUANTUM_NS = 1000
+MAX_RUNS_PER_PASS = 64
+
+
+class Data:
+    """A case's input: the numpy array and its upload (and, lazily, the peers' copies).
+    Cases with equal `key` share one Data; it is dropped before the next one is made."""
+
+    def __init__(self, key, host: np.ndarray, x: dg.Tensor):
+        self.key, self.host, self.x = key, host, x
+        self._cache = {}
+
+    def cached(self, name: str, make):
+        if name not in self._cache:
+            self._cache[name] = make()
+        return self._cache[name]
+
+
+def data_key(case: Case, quick: bool) -> tuple:
+    """Cases with equal keys run on the same input."""
+    return case.sizes(quick), case.dtype, case.data
+
+
+def make_host(case: Case, quick: bool) -> np.ndarray:
+    shape = case.sizes(quick)
+    rng = np.random.default_rng(SEED)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    if case.data.startswith("density="):
+        x[rng.random(shape, dtype=np.float32) >= float(case.data.split("=", 1)[1])] = 0
+    elif case.data != "normal":
+        raise ValueError(f"case {case.name}: unknown data {case.data!r}")
+    return x.astype(case.dtype, copy=False)
+
+
+@contextlib.contextmanager
+def recorded_submissions():
+    """The launches of every dispatch.run inside the block (each still runs): a compiled
+    operator's work, ready to be resubmitted for timing whatever its signature."""
+    subs = []
+    original = dispatch.run
+
+    def recording_run(device, launches):
+        launches = list(launches)  # it may be an iterator: run what is recorded
+        subs.append(launches)
+        return original(device, launches)
+
+    dispatch.run = recording_run
+    try:
+        yield subs
+    finally:
+        dispatch.run = original
+
+
+def _median(v) -> float:
+    return float(np.median(v)) if len(v) else math.nan
+
+
+class Runner:
+    """Runs cases on one device; `timer` is "timestamp-query" or "wall"."""
+
+    def __init__(self, dev, *, quick: bool, timer: str, policy: Policy, peers: list,
+                 progress):
+        self.dev, self.quick, self.timer_kind, self.policy = dev, quick, timer, policy
+        self.peers = {p.name: p for p in peers}
+        self.progress = progress
+        self.gpu_timer = dispatch.GpuTimer(dev) if timer == "timestamp-query" else None
+        self._sync_buffer = dev.create_buffer(4, what="sync")
+        self.copies: dict[int, dict] = {}
+        self.quantum_ns: int | None = None  # set when timestamps turn out quantized
+        self._data: Data | None = None
+
+    # -- primitives ----------------------------------------------------------------------
+    def sync(self) -> None:
+        """Wait for all submitted work (a 4-byte readback queues behind it)."""
+        self.dev.download(self._sync_buffer, 0, 4)
+
+    def _run_once(self, submissions, runs: int, timestamps: bool) -> float:
+        if timestamps:
+            return sum(self.gpu_timer.run(s * runs) for s in submissions) / runs
+        t0 = time.perf_counter()
+        for s in submissions:
+            dispatch.run(self.dev, s)
+        self.sync()
+        return time.perf_counter() - t0
+
+    def _samples(self, submissions, runs: int = 1, timestamps: bool = False) -> list[float]:
+        return self.policy.sample(lambda: self._run_once(submissions, runs, timestamps))
+
+    def gpu_samples(self, submissions) -> tuple[list[float], int, str]:
+        """(seconds per run of the submissions after warm-up, runs per timed pass, timer).
+
+        Timestamp queries around each compute pass, or wall time around submit + readback.
+        Where timestamps are quantized (Dawn's timestamp_quantization toggle rounds them to
+        65.5 us) and a run is short against the quantum, each pass runs the work `runs`
+        times back to back, so that the rounding stays below 1% of a sample.
+        """
+        if self.gpu_timer is None:
+            return self._samples(submissions), 1, "wall"
+        samples, runs = self._samples(submissions, 1, True), 1
+        quantum = math.gcd(*(round(v * 1e9) for v in samples))
+        if not 0 < quantum < MIN_QUANTUM_NS:
+            # a few samples may share a multiple of the quantum: the smallest gcd seen is
+            # the best estimate of it
+            if quantum and (self.quantum_ns is None or quantum < self.quantum_ns):
+                self.quantum_ns = quantum
+            quantum = self.quantum_ns or 0
+            med = _median(samples)
+            runs = MAX_RUNS_PER_PASS if med <= 0 or not quantum else min(
+                MAX_RUNS_PER_PASS, math.ceil(100 * quantum * 1e-9 / med))
+            if runs > 1:
+                samples = self._samples(submissions, runs, True)
+            else:
+                runs = 1
+        if _median(samples) <= 0:  # the timer reads nothing: wall time rather than no figure
+            return self._samples(submissions), 1, "wall (timestamps read 0)"
+        return samples, runs, "timestamp-query"
+
+    # -- the copy kernel -----------------------------------------------------------------
+    def copy(self, nbytes: int) -> dict:
+        """Bandwidth of a WGSL copy of `nbytes` (rounded to 16-byte words, capped at one
+        storage binding), measured once per size."""
+        dev = self.dev
+        size = max(16 * COPY_WG, -(-int(nbytes) // 16) * 16)
+        capped = None
+        limit = min(dev.window_bytes, dev.max_buffer_size) // 16 * 16
+        if size > limit:
+            size, capped = limit, "max-storage-buffer-binding-size"
+        if size in self.copies:
+            return self.copies[size]
+        self.progress.phase(f"copy {size / 2**20:.3g} MiB")
+        words = np.arange(size // 4, dtype=np.uint32)
+        src = dev.create_buffer(size, what="copy source")
+        dst = dev.create_buffer(size, what="copy destination")
+        dev.upload(src, words)
+        c0 = dev.pipelines.compile_seconds
+        pipeline, layout = dev.pipelines.get(COPY_TEMPLATE, wg=COPY_WG)
+        n_vec = size // 16
+        groups = -(-n_vec // COPY_WG)
+        launch = dispatch.Launch(pipeline, layout, [(src, 0, size), (dst, 0, size)],
+                                 codegen.pack_params(n_groups=groups, aux0=n_vec), groups)
+        samples, runs, timer = self.gpu_samples([[launch]])
+        head = np.frombuffer(dev.download(dst, 0, 4096), np.uint32)
+        tail = np.frombuffer(dev.download(dst, size - 4096, 4096), np.uint32)
+        if not (np.array_equal(head, words[:1024]) and np.array_equal(tail, words[-1024:])):
+            raise RuntimeError("the copy kernel did not copy its input: its bandwidth would "
+                               "be meaningless")
+        gpu_s = _median(samples)
+        rec = {"bytes_copied": size, "bytes_moved": 2 * size, "gpu_s": gpu_s,
+               "gb_per_s": 2 * size / gpu_s / 1e9, "samples": samples, "runs_per_pass": runs,
+               "timer": timer,
+               "compile_s": dev.pipelines.compile_seconds - c0, "capped_by": capped}
+        self.copies[size] = rec
+        del launch, src, dst, words
+        gc.collect()
+        return rec
+
+    # -- data ----------------------------------------------------------------------------
+    def data(self, case: Case) -> Data:
+        key = data_key(case, self.quick)
+        if self._data is not None and self._data.key == key:
+            return self._data
+        self.release_data()
+        self.progress.phase("data")
+        host = make_host(case, self.quick)
+        self._data = Data(key, host, dg.asarray(host, device=self.dev))
+        return self._data
+
+    def release_data(self) -> None:
+        self._data = None
+        gc.collect()
+        if "torch" in self.peers:
+            self.peers["torch"].release()
+
+    # -- one case ------------------------------------------------------------------------
+    def run_case(self, case: Case) -> dict:
+        op = OPS[case.op]
+        shape = case.sizes(self.quick)
+        rec = {"name": case.name, "op": case.op, "shape": list(shape), "dtype": case.dtype,
+               "params": dict(case.params), "data": case.data, "status": "error",
+               "correct": False, "error": None}
+        try:
+            self._measure(case, op, rec)
+        except Exception as e:  # a case that breaks is reported; the suite goes on
+            rec["status"] = "error"
+            rec["error"] = f"{type(e).__name__}: {e}"
+            rec["traceback"] = traceback.format_exc()
+        return rec
+
+    def _measure(self, case, op, rec) -> None:
+        dev, p = self.dev, case.params
+        data = self.data(case)
+        x = data.x
+
+        # first call: pipelines are built here (unless an earlier case built them)
+        self.progress.phase("first call")
+        c0, m0 = dev.pipelines.compile_seconds, dev.pipelines.misses
+        t0 = time.perf_counter()
+        with recorded_submissions() as subs:
+            outs = op.call(x, **p)
+        self.sync()
+        rec["first_call_s"] = time.perf_counter() - t0
+        rec["compile_s"] = dev.pipelines.compile_seconds - c0
+        rec["pipelines_built"] = dev.pipelines.misses - m0
+        rec["submissions"] = len(subs)
+        rec["dispatches"] = sum(len(s) for s in subs)
+        if not subs:
+            raise RuntimeError(f"{case.op} submitted no work through dmlgpu.dispatch.run; "
+                               "the benchmark cannot time it")
+
+        self.progress.phase("check")
+        t0 = time.perf_counter()
+        expected = op.expected(data.host, **p)
+        expected_s = time.perf_counter() - t0
+        problem = (op.compare or exact)(outs, expected, **p)
+        if problem:
+            rec["status"] = "wrong"
+            rec["error"] = f"wrong result: {problem}"
+            self.progress.loud(f"{case.name}: WRONG RESULT: {problem}")
+            return
+        rec["correct"] = True
+        del outs
+
+        self.progress.phase("gpu")
+        gpu, runs, timer = self.gpu_samples(subs)
+        del subs
+        rec["gpu_s"] = _median(gpu)
+        rec["gpu_s_min"] = float(min(gpu))
+        rec["gpu_samples"] = gpu
+        rec["runs_per_pass"] = runs
+        rec["timer"] = timer
+
+        self.progress.phase("host")
+
+        def call():
+            t0 = time.perf_counter()
+            outs = op.call(x, **p)
+            t1 = time.perf_counter()
+            self.sync()
+            del outs
+            return t1 - t0, time.perf_counter() - t0
+
+        host, wall = (list(v) for v in zip(*self.policy.sample(call), strict=True))
+        rec["host_call_s"] = _median(host)
+        rec["wall_s"] = _median(wall)
+        rec["host_samples"] = host
+        rec["wall_samples"] = wall
+
+        written = (op.written or _nbytes)(expected, **p)
+        rec["input_bytes"] = int(data.host.nbytes)
+        rec["output_bytes"] = int(written)
+        rec["bytes"] = int(data.host.nbytes + written)
+        rec["gb_per_s"] = rec["bytes"] / rec["gpu_s"] / 1e9
+        copy = self.copy(data.host.nbytes)
+        rec["copy_bytes"] = copy["bytes_copied"]
+        rec["copy_gb_per_s"] = copy["gb_per_s"]
+        rec["copy_fraction"] = rec["gb_per_s"] / copy["gb_per_s"]
+        rec["status"] = "ok"
+
+        rec["peers"] = {}
+        for name, peer in self.peers.items():
+            if peer.info["status"] == "ok":
+                self.progress.phase(name)
+            try:
+                r = peer.measure(op, data, p, expected, rec, expected_s)
+            except Exception as e:  # a peer's failure is its own, not the case's
+                r = {"status": "error", "reason": f"{type(e).__name__}: {e}"}
+            rec["peers"][name] = r
+
+
+def _nbytes(expected, **_) -> int:
+    return sum(int(e.nbytes) for e in expected)

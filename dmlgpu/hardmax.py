@@ -1,0 +1,101 @@
+"""Hardmax1: within every subset selected by the axes, 1 at the first maximum, 0 elsewhere."""
+
+from __future__ import annotations
+
+from . import canon, dispatch, dtypes, plan, runtime, tuning, validate
+from .desc import Hardmax1Desc, TensorDesc
+from .device import default_device
+from .tensor import Tensor, asarray, empty
+
+TYPES = ("float32", "float16")
+
+
+def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
+    """One fused dispatch where one workgroup owns a whole subset; else zero fill + one-hot.
+
+    out_dims: the output's canonical dims (for the fill), each Dim(size, (stride,)).
+    """
+    atomic = dt.per_word > 1  # 16-bit elements share words with other invocations' elements
+    p = plan.argreduce(red, dt, "max", False, 1, sink="onehot", extra=dict(dst_atomic=atomic))
+    if not p.steps:
+        return p
+    first = p.steps[0]
+    if len(p.steps) == 1 and first.variables["strategy"] == "row":
+        reds = red.red
+        first.variables.update(
+            sink="rowhot",
+            hot_words=dt.per_word > 1 and len(reds) == 1 and reds[0].strides == (1, 1))
+        p.notes["fused"] = True
+        return p
+    wg = tuning.REDUCE_WG
+    n = red.n_out * red.n_red
+    span = len(out_dims) == 1 and out_dims[0].strides[0] == 1
+    if span and dt.per_word > 1:  # one invocation per word (+1: the view may start mid-word)
+        groups = plan._ceil(n // dt.per_word + 2, wg)
+    else:
+        groups = plan._ceil(n, wg)
+    fill = plan.Step(
+        "fill.wgsl.j2",
+        dict(dt=dt, op="max", descending=False, wg=wg, dst_atomic=atomic,
+             mode="span" if span else "strided"),
+        dict(ksize=[d.size for d in out_dims], kout=[d.strides[0] for d in out_dims],
+             nk=len(out_dims), n_out=n, n_groups=groups),
+        groups, "none", "output")
+    p.steps.insert(0, fill)
+    p.notes["fused"] = False
+    return p
+
+
+class CompiledHardmax:
+    """A compiled Hardmax1: constraints checked and pipelines built at construction."""
+
+    def __init__(self, device, desc: Hardmax1Desc):
+        self.device, self.desc = device, desc
+        src, dst = desc.input, desc.output
+        validate.rank(src.sizes, "Hardmax1Desc.input")
+        self.dt = dtypes.lookup(src.dtype, "Hardmax1Desc.input.dtype", TYPES)
+        self.axes = validate.axes(desc.axes, len(src.sizes), "Hardmax1Desc.axes")
+        if dst.dtype != src.dtype or dst.sizes != src.sizes:
+            raise ValueError(f"Hardmax1Desc.output: {dst.dtype}{list(dst.sizes)} should have the "
+                             f"input's type and sizes ({src.dtype}{list(src.sizes)})")
+        self._empty = any(n == 0 for n in src.sizes)
+        red = canon.reduction(src.sizes, src.element_strides, dst.element_strides, self.axes,
+                              red_out=dst.element_strides)
+        out_dims = canon.merge([canon.Dim(n, (s,)) for n, s in
+                                zip(dst.sizes, dst.element_strides)])
+        self.plan = plan_hardmax(red, out_dims or (canon.Dim(1, (1,)),), self.dt)
+        if not self._empty:
+            for step in self.plan.steps:
+                device.pipelines.get(step.template, **step.variables,
+                                     n_in_win=0 if step.source == "none" else 1, n_out_win=1)
+
+    def launches(self, x: Tensor, y: Tensor) -> list[dispatch.Launch]:
+        scratch = None
+        if self.plan.partial_bytes:
+            scratch = self.device.create_buffer(self.plan.partial_bytes, what="partials")
+        return runtime.launches(self.device, self.plan, x, y, scratch)
+
+    def __call__(self, inputs, outputs=None) -> list[Tensor]:
+        (x,) = runtime.unpack(inputs, 1, "inputs")
+        runtime.check_tensor(x, self.desc.input, self.device, "inputs[0]")
+        if outputs is None:
+            y = empty(self.desc.output.sizes, self.desc.output.dtype, device=self.device)
+        else:
+            (y,) = runtime.unpack(outputs, 1, "outputs")
+        runtime.check_tensor(y, self.desc.output, self.device, "outputs[0]")
+        if not self._empty:
+            dispatch.run(self.device, self.launches(x, y))
+        return [y]
+
+
+def hardmax(x, axes=-1) -> Tensor:
+    """One-hot of the first maximum over `axes` (NaN counts as the maximum, the first NaN
+    wins; -0.0 equals +0.0); same shape and dtype as x (float32 or float16)."""
+    xd = runtime.tensor_desc(x)  # every check below runs before a numpy input is uploaded
+    validate.rank(xd.sizes, "x")
+    dtypes.lookup(xd.dtype, "x.dtype", TYPES)
+    ax = validate.axes(axes, len(xd.sizes))
+    desc = Hardmax1Desc(xd, TensorDesc(xd.dtype, xd.sizes), ax)
+    op = (x.device if isinstance(x, Tensor) else default_device()).compile(desc)
+    (y,) = op(inputs=[asarray(x)])
+    return y

@@ -1,0 +1,217 @@
+"""NonZeroCoordinates: the compiled operator, its plan and the public function.
+
+Stream compaction by reduce-then-scan over tiles, three kinds of dispatch in one pass:
+1. count (nonzero_count): per tile of the input, a bit mask of its non-zero elements and
+   their number; the only pass that reads the input (once, coalesced).
+2. scan (nonzero_scan): exclusive prefix sums of the tile counts, one dispatch per level
+   of a hierarchy; the top level writes the total to the count output.
+3. scatter (nonzero_scatter): per tile, the coordinates of its non-zeros from the tile's
+   offset on, in row-major order; reads the masks (1 bit per element), not the input.
+No workgroup waits for another, so nothing relies on forward progress between
+workgroups; the count stays on the GPU.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from . import canon, dispatch, dtypes, runtime, tuning, validate
+from . import plan as planmod
+from .desc import NonZeroCoordinatesDesc, TensorDesc
+from .errors import DeviceLimitError
+from .tensor import Tensor, asarray, empty
+
+# Scratch arrays: scan levels whose arrays fit the uniform's nz_at table (mask, tile
+# offsets, then one value array per level).
+MAX_LEVELS = 6
+_U32 = 2**32
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def coordinate_ranks(sizes) -> tuple[int, int]:
+    """Allowed N (coordinate columns): the effective rank (the rank without leading size-1
+    dimensions, at least 1) up to the rank."""
+    lead = 0
+    while lead < len(sizes) and sizes[lead] == 1:
+        lead += 1
+    return max(1, len(sizes) - lead), len(sizes)
+
+
+def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmod.Plan:
+    """Steps, scratch layout and grid of NonZeroCoordinates over a (sizes, strides) input.
+
+    `out_strides`: element strides of the coordinates' row and column dimensions.
+    Tuning numbers are read here (not at import), so that tests may shrink them.
+    """
+    m = 1
+    for n in sizes:
+        m *= n
+    wg = tuning.NONZERO_WG
+    block = 32 * wg
+    dims = canon.merge([canon.Dim(n, (s,)) for n, s in zip(sizes, strides, strict=True)])
+    strided = not (len(dims) == 0 or (len(dims) == 1 and dims[0].strides[0] == 1))
+    # input words one thread loads per mask block (a unit is one word, or two for 64-bit)
+    words = 32 // dt.per_word * (2 if dt.bits == 64 else 1)
+    tile_blocks = max(1, tuning.NONZERO_TILE_LOADS // words)
+    tile = tile_blocks * block
+    n_tiles = _ceil(m, tile)
+    span = tuning.NONZERO_SCAN_SPAN
+    levels = [n_tiles]  # values at each scan level
+    while levels[-1] > span:
+        levels.append(_ceil(levels[-1], span))
+    if len(levels) > MAX_LEVELS:
+        raise DeviceLimitError(f"input: {n_tiles} tiles need {len(levels)} scan levels of "
+                               f"{span} (at most {MAX_LEVELS})")
+    # scratch: [mask][tile offsets][tile counts = level 0][level 1]...
+    at = [0, n_tiles * tile_blocks * wg]
+    pos = at[1] + n_tiles
+    for n in levels:
+        at.append(pos)
+        pos += n
+    scratch_words = max(1, pos)
+    if m + tile >= _U32 or m * n_coords >= _U32 or scratch_words >= _U32:
+        raise DeviceLimitError(
+            f"input: {m} elements with {n_coords} coordinates each exceed the 32-bit element "
+            f"and word indices of the kernels (at most {_U32 - 1 - tile} elements and "
+            f"{_U32 - 1} coordinate words)")
+    coord_sizes = list(sizes[len(sizes) - n_coords:])
+    params = dict(ksize=[d.size for d in dims], kin=[d.strides[0] for d in dims],
+                  nk=len(dims), rsize=coord_sizes, nr=n_coords, kout=list(out_strides),
+                  elems=m, tile_blocks=tile_blocks, scan_span=span,
+                  nz_at=at + [0] * (8 - len(at)))
+    steps = []
+    if n_tiles:
+        steps.append(planmod.Step("nonzero_count.wgsl.j2",
+                                  dict(dt=dt, strided=strided, tile_blocks=tile_blocks, wg=wg),
+                                  dict(params, n_groups=n_tiles), n_tiles, "input", "scratch"))
+    for level, n in enumerate(levels):
+        groups = max(1, _ceil(n, span))
+        steps.append(planmod.Step("nonzero_scan.wgsl.j2", dict(wg=wg, items=_ceil(span, wg)),
+                                  dict(params, scan_level=level, n_groups=groups), groups,
+                                  "", "scratch"))
+    if n_tiles:
+        steps.append(planmod.Step("nonzero_scatter.wgsl.j2",
+                                  dict(P=dt.per_word, tile_blocks=tile_blocks,
+                                       stage=tuning.NONZERO_STAGE, wg=wg),
+                                  dict(params, n_groups=n_tiles), n_tiles, "scratch",
+                                  "coordinates"))
+    return planmod.Plan(steps, scratch_words * 4, dict(
+        strided=strided, tiles=n_tiles, tile_elements=tile, scan_levels=len(levels)))
+
+
+class CompiledNonZeroCoordinates:
+    """A compiled NonZeroCoordinates: constraints checked and pipelines built up front."""
+
+    def __init__(self, device, desc: NonZeroCoordinatesDesc):
+        self.device, self.desc = device, desc
+        name = type(desc).__name__
+        src, cnt, crd = desc.input, desc.output_count, desc.output_coordinates
+        validate.rank(src.sizes, f"{name}.input")
+        self.dt = dtypes.lookup(src.dtype, f"{name}.input.dtype")
+        for field, t in (("output_count", cnt), ("output_coordinates", crd)):
+            if t.dtype != "uint32":
+                raise TypeError(f"{name}.{field}.dtype: {t.dtype} is not supported "
+                                "(allowed: uint32)")
+        validate.rank(cnt.sizes, f"{name}.output_count")
+        if any(n != 1 for n in cnt.sizes):
+            raise ValueError(f"{name}.output_count.sizes: {cnt.sizes} should all be 1 "
+                             "(one element)")
+        m = 1
+        for n in src.sizes:
+            m *= n
+        lo, hi = coordinate_ranks(src.sizes)
+        sizes = crd.sizes
+        if not (2 <= len(sizes) <= validate.MAX_RANK and all(n == 1 for n in sizes[:-2])
+                and sizes[-2] == m and lo <= sizes[-1] <= hi):
+            raise ValueError(
+                f"{name}.output_coordinates.sizes: {sizes} should be {{1,...,1,M,N}} with "
+                f"M = {m} (the input's element count) and N in {lo}..{hi} (the input's "
+                f"effective rank up to its rank), rank 2..{validate.MAX_RANK}")
+        self.plan = plan(src.sizes, src.element_strides, self.dt, sizes[-1],
+                         crd.element_strides[-2:])
+        for step in self.plan.steps:  # build the pipelines now (one binding per tensor)
+            device.pipelines.get(step.template, **step.variables,
+                                 n_in_win=0 if step.source == "" else 1, n_out_win=1)
+
+    def launches(self, x: Tensor, count: Tensor, coords: Tensor) -> list[dispatch.Launch]:
+        dev, p = self.device, self.plan
+        scratch = dev.create_buffer(p.partial_bytes, what="NonZeroCoordinates scratch")
+        budget = dev.max_storage_bindings
+        _, s_wins = planmod.windows(scratch, 0, p.partial_bytes, dev.window_bytes,
+                                    budget - 1, "NonZeroCoordinates scratch")
+        k_off, k_wins = runtime.bind(dev, count, 1, "outputs[0] (count)")
+        c_off, c_wins = 0, []
+        x_off, x_wins = 0, []
+        if p.notes["tiles"]:
+            c_off, c_wins = runtime.bind(dev, coords, budget - len(s_wins),
+                                         "outputs[1] (coordinates)")
+            x_off, x_wins = runtime.bind(dev, x, budget - len(s_wins), "inputs[0]")
+        bound = {"input": (x_wins, x_off), "scratch": (s_wins, 0), "": ([], 0),
+                 "coordinates": (c_wins, c_off)}
+        win_words = dev.window_bytes // 4
+        result = []
+        for step in p.steps:
+            src, in_off = bound[step.source]
+            dst, out_off = bound[step.sink]
+            extra = []
+            if step.template == "nonzero_scan.wgsl.j2":  # the top level writes the count
+                extra, out_off = k_wins, k_off
+            pipeline, layout = dev.pipelines.get(step.template, **step.variables,
+                                                 n_in_win=len(src), n_out_win=len(dst))
+            params = planmod.pack_uniform(step.params, in_offset=in_off, out_offset=out_off,
+                                          win_words=win_words)
+            result.append(dispatch.Launch(pipeline, layout, src + dst + extra, params,
+                                          step.n_groups))
+        return result
+
+    def __call__(self, inputs, outputs=None) -> list[Tensor]:
+        if len(inputs) != 1:
+            raise ValueError(f"inputs: expected [input], got {len(inputs)} tensors")
+        (x,) = inputs
+        d = self.desc
+        runtime.check_tensor(x, d.input, self.device, "inputs[0]")
+        if outputs is None:
+            count = empty(d.output_count.sizes, "uint32", device=self.device)
+            coords = empty(d.output_coordinates.sizes, "uint32", device=self.device)
+        else:
+            if len(outputs) != 2:
+                raise ValueError(f"outputs: expected [count, coordinates], got "
+                                 f"{len(outputs)} tensors")
+            count, coords = outputs
+        runtime.check_tensor(count, d.output_count, self.device, "outputs[0]")
+        runtime.check_tensor(coords, d.output_coordinates, self.device, "outputs[1]")
+        dispatch.run(self.device, self.launches(x, count, coords))
+        return [count, coords]
+
+
+def nonzero_coordinates(x, coordinate_rank=None) -> tuple[Tensor, Tensor]:
+    """Coordinates of the non-zero elements of `x`, in row-major order.
+
+    Returns (count, coordinates): count is a uint32 tensor of shape (1,); coordinates a
+    uint32 tensor of shape (x.size, N), row i the coordinate of the i-th non-zero element
+    over the last N dimensions (N = coordinate_rank, default x.ndim; at least the rank
+    without leading size-1 dimensions). Rows from count on are undefined. -0.0 counts as
+    zero; NaN and denormals count as non-zero.
+    """
+    x = asarray(x)
+    validate.rank(x.shape, "x")
+    lo, hi = coordinate_ranks(x.shape)
+    if coordinate_rank is None:
+        n = x.ndim
+    else:
+        if isinstance(coordinate_rank, bool):
+            raise TypeError(f"coordinate_rank: {coordinate_rank!r} is not an integer")
+        try:
+            n = operator.index(coordinate_rank)
+        except TypeError:
+            raise TypeError(f"coordinate_rank: {coordinate_rank!r} is not an integer") from None
+        if not lo <= n <= hi:
+            raise ValueError(f"coordinate_rank: {n} is out of range for x of shape {x.shape} "
+                             f"(allowed {lo}..{hi})")
+    desc = NonZeroCoordinatesDesc(TensorDesc.of(x), TensorDesc("uint32", (1,)),
+                                  TensorDesc("uint32", (x.size, n)))
+    count, coords = x.device.compile(desc)(inputs=[x])
+    return count, coords

@@ -1,0 +1,351 @@
+"""TopK1: the compiled operator, its plans and the public function.
+
+Along one axis, every sequence (a "row") yields its K best elements, sorted: DECREASING the
+largest first, INCREASING the smallest first. Equal values are all eligible and come in
+ascending index order in both directions; NaN ranks above +inf (first under DECREASING,
+last under INCREASING); -0.0 equals +0.0, and each value written is the chosen element's
+own bits. Kernels compare order-preserving keys (dtypes.py), all bits flipped for
+INCREASING, and break ties by position: no value is ever used as a sentinel (a missing
+entry has index NONE).
+
+Strategies, by regime (plan.notes["strategy"]):
+  "sort"        rows of at most `sort_cap` elements: whole rows bitonic-sorted in workgroup
+                memory, several short rows per workgroup; one dispatch.
+  "select"      rows of at most one tile (wg x ept elements) and K <= `select_cap`: one
+                workgroup per row reads the row once into registers, radix-selects its top
+                K over (key, position) digits in workgroup memory and bitonic-sorts them.
+  "candidates"  longer rows, K <= `select_cap`: the same kernel turns each tile-sized chunk
+                into a sorted candidate list of K; merge passes select the top K of groups
+                of lists until one list per row is left (the last pass writes the outputs).
+  "radix"       K > `select_cap`: a global MSD radix select (histogram and find dispatches
+                per 8-bit digit of (key, index)), the K survivors collected, sorted in runs
+                of `sort_cap` and merged pairwise (binary search ranks) into the outputs.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+
+from . import canon, dispatch, dtypes, runtime, tuning, validate
+from .canon import Dim
+from .codegen import pack_params
+from .desc import TensorDesc, TopK1Desc
+from .errors import DeviceLimitError
+from .tensor import Tensor, asarray, empty, normalize_axis
+
+STATE_WORDS = 16  # per-row state of the "radix" strategy (kernels/topk_radix.wgsl.j2)
+
+
+@dataclass(frozen=True)
+class TopKShape:
+    """Canonical TopK problem: kept dims (strides: input, value, index; size-1 dims dropped,
+    mergeable neighbours merged), and the axis (size n, strides per tensor)."""
+
+    kept: tuple[Dim, ...]
+    n: int
+    axis_strides: tuple[int, int, int]
+
+    @property
+    def rows(self) -> int:
+        r = 1
+        for d in self.kept:
+            r *= d.size
+        return r
+
+
+def canonical(sizes, axis: int, in_strides, val_strides, idx_strides) -> TopKShape:
+    dims = zip(sizes, in_strides, val_strides, idx_strides, strict=True)
+    kept = [Dim(n, (a, b, c)) for i, (n, a, b, c) in enumerate(dims) if i != axis]
+    return TopKShape(canon.merge(kept), sizes[axis],
+                     (in_strides[axis], val_strides[axis], idx_strides[axis]))
+
+
+@dataclass
+class Step:
+    template: str
+    variables: dict  # template variables, without the window counts
+    params: dict  # uniform values, without tensor offsets and windows
+    n_groups: int
+    cin: str | None = None  # scratch buffer the kernel reads candidates from
+    cout: str | None = None  # scratch buffer it writes candidates to
+
+
+@dataclass
+class TopKPlan:
+    steps: list[Step]
+    scratch: dict[str, int]  # scratch buffer name -> bytes
+    notes: dict = field(default_factory=dict)
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _pow2_floor(n: int) -> int:
+    return 1 << (n.bit_length() - 1)
+
+
+def _pow2_ceil(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def digit_passes(dt, low_bits: int, width: int) -> tuple[tuple[int, int, int], ...]:
+    """MSD digits (word, shift, width) of the composite (key, inverted position/index):
+    word 0/1 = the key's (high/low) word, 2 = the position, `low_bits` wide. Widths <= width,
+    as even as possible within a word (digits never straddle words)."""
+    words = [(0, 32), (1, 32)] if dt.bits == 64 else [(0, dt.bits)]
+    words.append((2, max(1, low_bits)))
+    out = []
+    for word, bits in words:
+        n = _ceil(bits, width)
+        base, extra = divmod(bits, n)
+        shift = bits
+        for i in range(n):
+            w = base + (1 if i < extra else 0)
+            shift -= w
+            out.append((word, shift, w))
+    return tuple(out)
+
+
+def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
+              limits: dict) -> TopKPlan:
+    """Choose the strategy for a canonical problem and lay out its dispatches."""
+    n, rows = shape.n, shape.rows
+    ew = dt.key_words + 1  # words per candidate entry
+    max_wg = min(limits["max-compute-invocations-per-workgroup"],
+                 limits["max-compute-workgroup-size-x"])
+    smem = limits["max-compute-workgroup-storage-size"]
+    wg = tuning.TOPK_WG if max_wg >= tuning.TOPK_WG else 256
+    ept = tuning.TOPK_ELEMS_PER_THREAD
+    tile = wg * ept
+    sel_passes = digit_passes(dt, (tile - 1).bit_length(), tuning.TOPK_RADIX_BITS)
+    sel_bins = 1 << max(w for _, _, w in sel_passes)
+    sort_cap = _pow2_floor(min(tuning.TOPK_SORT_MAX, smem // (4 * ew)))
+    sel_fixed = 4 * sel_bins + 4 * 64 + 64  # histogram, group sums, scalars
+    sel_cap = _pow2_floor(min(tuning.TOPK_SELECT_CAP, max(1, (smem - sel_fixed) // (4 * ew))))
+
+    flip = 0 if descending else (1 << min(32, dt.bits)) - 1
+    base = dict(ksize=[d.size for d in shape.kept], kin=[d.strides[0] for d in shape.kept],
+                kout=[d.strides[1] for d in shape.kept],
+                kidx=[d.strides[2] for d in shape.kept], nk=len(shape.kept), n_red=n,
+                rin=[shape.axis_strides[0]], vstep=shape.axis_strides[1],
+                istep=shape.axis_strides[2], k=k, key_flip=flip, n_out=rows)
+    common = dict(dt=dt, idx_words=idx_words)
+    out_binds = ("input", "index", "value")
+    steps: list[Step] = []
+    scratch: dict[str, int] = {}
+    notes = dict(rows=rows, n=n, k=k, wg=wg, sort_cap=sort_cap, select_cap=sel_cap)
+
+    def add(template, variables, params, groups, cin=None, cout=None):
+        steps.append(Step(template, dict(common, **variables),
+                          dict(base, **params, n_groups=groups), groups, cin, cout))
+
+    if n <= sort_cap:
+        seg = _pow2_ceil(n)
+        per = max(1, min(sort_cap // seg, rows))
+        groups = _ceil(rows, per)
+        add("topk_sort.wgsl.j2", dict(binds=out_binds, wg=min(wg, sort_cap // 2), cap=sort_cap,
+                                      source="input", sink="output"),
+            dict(aux1=seg, aux2=per), groups)
+        notes.update(strategy="sort", segment=seg, rows_per_group=per)
+    elif k <= sel_cap:
+        lists = _ceil(n, tile)
+        if k == 1:  # a reduction: no histogram, no sort
+            sel = dict(wg=wg, ept=ept, k_one=True, cap=0, bins=0, passes=())
+        else:
+            sel = dict(wg=wg, ept=ept, k_one=False, cap=sel_cap, bins=sel_bins,
+                       passes=sel_passes)
+        first_sink = "output" if lists == 1 else "cands"
+        add("topk_select.wgsl.j2",
+            dict(sel, binds=out_binds if lists == 1 else ("input", "cout"), source="input",
+                 sink=first_sink),
+            dict(chunk=tile, n_split=lists), rows * lists, cout=None if lists == 1 else "a")
+        per_group = tile // k  # lists one merge workgroup takes (>= 2: k <= tile / 2)
+        merges, cur, other = [], "a", "b"
+        if lists > 1:
+            scratch["a"] = rows * lists * k * ew * 4
+        while lists > 1:
+            nl = _ceil(lists, per_group)
+            last = nl == 1
+            if not last:
+                scratch[other] = max(scratch.get(other, 0), rows * nl * k * ew * 4)
+            binds = ("input", "index", "value", "cin") if last else ("cin", "cout")
+            add("topk_select.wgsl.j2",
+                dict(sel, binds=binds, source="cands", sink="output" if last else "cands"),
+                dict(n_split=nl, aux1=lists, aux2=per_group), rows * nl, cin=cur,
+                cout=None if last else other)
+            merges.append(nl)
+            lists = nl
+            cur, other = other, cur
+        notes.update(strategy="select" if not merges else "candidates", tile=tile,
+                     chunks=_ceil(n, tile), lists_per_merge=per_group, merge_passes=len(merges))
+    else:
+        gwg, gept = tuning.TOPK_GLOBAL_WG, tuning.TOPK_GLOBAL_ELEMS_PER_THREAD
+        chunk = gwg * gept
+        nch = _ceil(n, chunk)
+        passes = digit_passes(dt, (n - 1).bit_length(), tuning.TOPK_GLOBAL_RADIX_BITS)
+        bins = 1 << max(w for _, _, w in passes)
+        rad = dict(wg=gwg, ept=gept, bins=bins)
+        scratch["ctl"] = rows * (bins + STATE_WORDS) * 4
+        scratch["a"] = scratch["b"] = rows * k * ew * 4
+        add("topk_radix.wgsl.j2", dict(rad, binds=("ctl",), stage="init"), {}, rows)
+        for word, shift, width in passes:
+            digit = word | shift << 8 | width << 16
+            add("topk_radix.wgsl.j2", dict(rad, binds=("input", "ctl"), stage="hist"),
+                dict(chunk=chunk, n_split=nch, aux1=digit), rows * nch)
+            add("topk_radix.wgsl.j2", dict(rad, binds=("ctl",), stage="find"),
+                dict(aux1=digit), rows)
+        add("topk_radix.wgsl.j2", dict(rad, binds=("input", "cout", "ctl"), stage="collect"),
+            dict(chunk=chunk, n_split=nch), rows * nch, cout="a")
+        runs = _ceil(k, sort_cap)
+        last = runs == 1
+        add("topk_sort.wgsl.j2",
+            dict(binds=out_binds + ("cin",) if last else ("cin", "cout"), wg=min(wg, sort_cap // 2),
+                 cap=sort_cap, source="cands", sink="output" if last else "cands"),
+            dict(aux1=sort_cap, aux2=1, n_split=runs, n_out=rows * runs), rows * runs,
+            cin="a", cout=None if last else "b")
+        run, cur, other, mwg = sort_cap, "b", "a", tuning.TOPK_GLOBAL_WG
+        n_merges = 0
+        while run < k:
+            last = 2 * run >= k
+            add("topk_merge.wgsl.j2",
+                dict(binds=out_binds + ("cin",) if last else ("cin", "cout"), wg=mwg,
+                     sink="output" if last else "cands"),
+                dict(aux1=run), _ceil(rows * k, mwg), cin=cur, cout=None if last else other)
+            run *= 2
+            n_merges += 1
+            cur, other = other, cur
+        notes.update(strategy="radix", radix_passes=len(passes), chunks=nch, runs=runs,
+                     merge_passes=n_merges)
+    return TopKPlan(steps, scratch, notes)
+
+
+class CompiledTopK:
+    """A compiled TopK1: constraints checked and pipelines built at construction."""
+
+    def __init__(self, device, desc: TopK1Desc):
+        self.device, self.desc = device, desc
+        name = type(desc).__name__
+        src, val, idx = desc.input, desc.output_value, desc.output_index
+        validate.rank(src.sizes, f"{name}.input")
+        self.dt = dtypes.lookup(src.dtype, f"{name}.input.dtype")
+        self.axis = normalize_axis(desc.axis, len(src.sizes), f"{name}.axis")
+        n = src.sizes[self.axis]
+        self.k = check_k(desc.k, n, self.axis, f"{name}.k")
+        expected = tuple(self.k if i == self.axis else s for i, s in enumerate(src.sizes))
+        if val.dtype != src.dtype:
+            raise TypeError(f"{name}.output_value.dtype: {val.dtype} should be the input's "
+                            f"{src.dtype}")
+        for arg, d in (("output_value", val), ("output_index", idx)):
+            if d.sizes != expected:
+                raise ValueError(f"{name}.{arg}.sizes: {d.sizes} should be {expected} (the "
+                                 f"input sizes with axis {self.axis} set to K)")
+        self.idx = validate.index_dtype(idx.dtype, n - 1, f"{name}.output_index.dtype")
+        self.shape = canonical(src.sizes, self.axis, src.element_strides, val.element_strides,
+                               idx.element_strides)
+        self.plan = plan_topk(self.shape, self.dt, self.k, desc.axis_direction == "decreasing",
+                              2 if self.idx.bits == 64 else 1, device.limits)
+        self._empty = self.shape.rows == 0
+        self._scratch: dict = {}
+        limit = device.limits["max-storage-buffer-binding-size"]
+        for nbytes in self.plan.scratch.values():
+            if nbytes > limit:
+                raise DeviceLimitError(
+                    f"{name}: the {self.plan.notes['strategy']} strategy needs a scratch "
+                    f"buffer of {nbytes} bytes, more than the device's "
+                    f"max-storage-buffer-binding-size ({limit} bytes)")
+        if not self._empty:  # build the pipelines now (packed tensors need no more windows)
+            for step in self.plan.steps:
+                device.pipelines.get(step.template, **step.variables, **_windows(step, 1, 1, 1))
+
+    def _scratch_buffer(self, name: str):
+        buf = self._scratch.get(name)
+        if buf is None:
+            buf = self.device.create_buffer(self.plan.scratch[name], what=f"TopK1 scratch {name}")
+            self._scratch[name] = buf
+        return buf
+
+    def launches(self, x: Tensor, values: Tensor, indices: Tensor) -> list[dispatch.Launch]:
+        dev = self.device
+        avail = dev.max_storage_bindings - 2  # a kernel binds at most two scratch buffers
+        v_off, v_wins = runtime.bind(dev, values, avail - 2, "outputs[0]")
+        i_off, i_wins = runtime.bind(dev, indices, avail - 1 - len(v_wins), "outputs[1]")
+        x_off, x_wins = runtime.bind(dev, x, avail - len(v_wins) - len(i_wins), "inputs[0]")
+        result = []
+        for step in self.plan.steps:
+            binds = step.variables["binds"]
+            res = []
+            for role, wins in (("input", x_wins), ("index", i_wins), ("value", v_wins)):
+                if role in binds:
+                    res += wins
+            for role, buf in (("cin", step.cin), ("cout", step.cout), ("ctl", "ctl")):
+                if role in binds:
+                    b = self._scratch_buffer(buf)
+                    res.append((b, 0, b.size))
+            pipeline, layout = dev.pipelines.get(
+                step.template, **step.variables,
+                **_windows(step, len(x_wins), len(i_wins), len(v_wins)))
+            params = pack_params(**step.params, in_offset=x_off, out_offset=v_off,
+                                 idx_offset=i_off, win_words=dev.window_bytes // 4)
+            result.append(dispatch.Launch(pipeline, layout, res, params, step.n_groups))
+        return result
+
+    def __call__(self, inputs, outputs=None) -> list[Tensor]:
+        (x,) = inputs
+        runtime.check_tensor(x, self.desc.input, self.device, "inputs[0]")
+        if outputs is None:
+            v = empty(self.desc.output_value.sizes, self.desc.output_value.dtype,
+                      device=self.device)
+            i = empty(self.desc.output_index.sizes, self.desc.output_index.dtype,
+                      device=self.device)
+        else:
+            v, i = outputs
+        runtime.check_tensor(v, self.desc.output_value, self.device, "outputs[0]")
+        runtime.check_tensor(i, self.desc.output_index, self.device, "outputs[1]")
+        if not self._empty:
+            dispatch.run(self.device, self.launches(x, v, i))
+        return [v, i]
+
+
+def _windows(step: Step, nx: int, ni: int, nv: int) -> dict:
+    binds = step.variables["binds"]
+    return dict(win_x=nx if "input" in binds else 0, win_i=ni if "index" in binds else 0,
+                win_v=nv if "value" in binds else 0)
+
+
+def check_k(k, n: int, axis: int, arg: str = "k") -> int:
+    """K as an int in 1..n (n: the size of the axis)."""
+    if isinstance(k, bool):
+        raise TypeError(f"{arg}: {k!r} is not an integer")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"{arg}: {k!r} is not an integer") from None
+    if n == 0:
+        raise ValueError(f"{arg}: {k} is out of range: axis {axis} is empty (size 0), so no K "
+                         "is allowed")
+    if not 1 <= k <= n:
+        raise ValueError(f"{arg}: {k} is out of range for axis {axis} of size {n} "
+                         f"(allowed 1..{n})")
+    if n - 1 >= 0xFFFFFFFF:
+        raise ValueError(f"{arg}: axis {axis} has {n} elements; TopK1 supports at most "
+                         f"{0xFFFFFFFF} (indices are 32-bit on the GPU)")
+    return k
+
+
+def top_k(x, k, axis=-1, *, axis_direction="decreasing", index_dtype="uint32"):
+    """The K largest (DECREASING) or smallest (INCREASING) elements along `axis`, sorted, and
+    their indices along it -> (values, indices), both of the input's rank with `axis` of size
+    K. Equal values come in ascending index order (both directions); NaN ranks above +inf;
+    -0.0 equals +0.0."""
+    x = asarray(x)
+    validate.rank(x.shape, "x")
+    ax = normalize_axis(axis, x.ndim, "axis")
+    k = check_k(k, x.shape[ax], ax, "k")
+    idx = validate.index_dtype(index_dtype, x.shape[ax] - 1, "index_dtype").name
+    out_shape = tuple(k if i == ax else n for i, n in enumerate(x.shape))
+    desc = TopK1Desc(TensorDesc.of(x), TensorDesc(x.dtype.name, out_shape),
+                     TensorDesc(idx, out_shape), ax, k, axis_direction)
+    values, indices = x.device.compile(desc)(inputs=[x])
+    return values, indices

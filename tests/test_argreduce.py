@@ -1,0 +1,495 @@
+"""ArgMax/ArgMin against numpy (tests/reference.py), exact.
+
+The dtype x rank x axes x direction x op matrix; ties, NaN, +-inf, -0.0, integer extremes
+and 64-bit word patterns; index types; views without copies; sizes around the workgroup
+and dispatch limits; split and column reductions; tensors bound as several windows.
+
+Shapes are chosen so that each dtype needs only a few distinct plans (pipelines): short
+reductions take the thread-per-output path, longer ones the workgroup-per-output path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reference import (
+    ALL_DTYPES,
+    arg_reference,
+    assert_same,
+    mixed_values,
+    random_values,
+    rng_for,
+)
+
+import dmlgpu as dg
+
+OPS = {"max": dg.argmax, "min": dg.argmin}
+FLOATS = ("float32", "float16")
+INTS = [d for d in ALL_DTYPES if d not in FLOATS]
+
+ALL_COMBOS = (("max", "increasing"), ("max", "decreasing"),
+              ("min", "increasing"), ("min", "decreasing"))
+HALF = (("max", "increasing"), ("min", "decreasing"))  # both ops, both directions
+# Plans with one workgroup per output cost a slow shader compile each on lavapipe (~0.5 s
+# cold), so long reductions run every op x direction for one dtype of each storage width
+# and HALF for the others (the key code is per dtype, the merge logic per key width).
+FULL_DTYPES = ("float32", "float16", "uint8", "int64")
+
+
+def combos_for(dtype: str):
+    return ALL_COMBOS if dtype in FULL_DTYPES else HALF
+
+
+def check(x: np.ndarray, axes, *, tensor=None, index_dtype="uint32", combos=ALL_COMBOS) -> None:
+    """Each (op, direction) of `combos` over `axes` of `tensor` (default: `x` uploaded)
+    equals numpy's answer on `x`; all mismatches are reported together."""
+    t = dg.asarray(x) if tensor is None else tensor
+    ref_axes = range(x.ndim) if axes is None else ((axes,) if isinstance(axes, int) else axes)
+    failures = []
+    for op, direction in combos:
+        expected = arg_reference(x, ref_axes, op, direction == "decreasing", index_dtype)
+        got = OPS[op](t, axes, axis_direction=direction, index_dtype=index_dtype)
+        try:
+            assert_same(got, expected)
+        except AssertionError as e:
+            failures.append(f"arg{op} {direction} axes={axes} {x.dtype} {x.shape}: {e}")
+    assert not failures, "\n".join(failures)
+
+
+# -- the matrix ---------------------------------------------------------------------------
+
+# Small shapes: the largest (all axes of rank 8) has 384 elements.
+SHAPES = {1: (37,), 2: (5, 7), 3: (3, 4, 5), 4: (2, 3, 4, 3), 5: (2, 3, 2, 3, 2),
+          6: (2, 2, 3, 2, 2, 3), 7: (2, 2, 2, 3, 2, 2, 2), 8: (2, 2, 2, 2, 2, 2, 2, 3)}
+
+
+def axes_cases(r: int) -> list:
+    """First, middle, last axis; all axes (None); negative and unordered sets; non-adjacent
+    sets; all axes listed out of order."""
+    cases = [(0,), (r // 2,), (r - 1,), None]
+    if r == 1:
+        cases.append((-1,))
+    else:
+        cases.append((-1, 0))
+    if r >= 3:
+        cases += [(0, 2), (-1, 1, -r)]
+    if r >= 5:
+        cases.append((3, 1, -1))
+    out = []
+    for c in cases:
+        if c not in out:
+            out.append(c)
+    return out
+
+
+MATRIX = [(dt, r, ax) for dt in ALL_DTYPES for r in SHAPES for ax in axes_cases(r)]
+
+
+@pytest.mark.parametrize("dtype, rank, axes", MATRIX,
+                         ids=[f"{d}-r{r}-{ax}" for d, r, ax in MATRIX])
+def test_matrix(dev, dtype, rank, axes):
+    rng = rng_for("matrix", dtype, rank, axes)
+    shape = SHAPES[rank]
+    # alternate tie-heavy data with data mixing full-range values (64-bit high/low words)
+    if axes_cases(rank).index(axes) % 2 == 0:
+        x = random_values(rng, shape, dtype)
+    else:
+        x = mixed_values(rng, shape, dtype)
+    check(x, axes)
+
+
+def test_matrix_keeps_rank_and_index_dtype(dev):
+    x = np.zeros(SHAPES[8], np.float32)
+    y = dg.argmax(x, (1, 5, -1))
+    assert y.shape == (2, 1, 2, 2, 2, 1, 2, 1)
+    assert y.dtype == np.uint32
+    assert y.ndim == 8
+
+
+# -- special values -----------------------------------------------------------------------
+
+def float_rows(dtype: str) -> list[np.ndarray]:
+    dt = np.dtype(dtype)
+    f = np.finfo(dt)
+    ubits = np.uint32 if dt.itemsize == 4 else np.uint16
+    nan_bits = ([0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFFFFFFF, 0x7FFFFFFF]
+                if dt.itemsize == 4 else [0x7E00, 0xFE00, 0x7C01, 0xFFFF, 0x7FFF])
+    payload_nans = np.array(nan_bits, ubits).view(dt)
+    inf, nan = np.inf, np.nan
+    rows = [
+        [1, nan, 3, nan, -inf],
+        [nan, nan, nan],
+        [-inf, -inf, -inf],
+        [inf, inf],
+        [-0.0, 0.0, -0.0],
+        [0.0, -0.0],
+        [-0.0, -1.0, 0.0, 1.0, -0.0],
+        [-inf, inf, 3, inf, -inf],
+        [f.max, f.min, f.tiny, -f.tiny, 0.0, f.max, f.min],
+        [2.0, 2.0, 2.0, 2.0],
+        [-inf, nan, inf, -inf, nan],
+        [f.smallest_subnormal, -f.smallest_subnormal, 0.0, -0.0],
+    ]
+    out = [np.array(r, dt) for r in rows]
+    out.append(np.concatenate([np.array([1, -inf, inf], dt), payload_nans]))
+    return out
+
+
+def int_rows(dtype: str) -> list[np.ndarray]:
+    dt = np.dtype(dtype)
+    info = np.iinfo(dt)
+    bits = dt.itemsize * 8
+    ubits = np.dtype(f"u{dt.itemsize}")
+    top = 1 << (bits - 1)
+    ones = (1 << bits) - 1
+    # the same bit patterns read as signed and unsigned: >= 2^(bits-1) is large unsigned,
+    # negative signed
+    patterns = [
+        [top, top - 1, ones, 0, 1],
+        [ones, top, top - 1, 1, 0, ones - 1, top + 1],
+        [0, 0, 0],
+        [ones, ones, ones, ones],
+        [top, top, top],
+    ]
+    rows = [np.array(p, ubits).view(dt) for p in patterns]
+    rows += [
+        np.array([info.max, info.min, 0, info.max, info.min], dt),
+        np.array([info.min] * 5, dt),
+        np.array([info.max] * 5, dt),
+        np.array([info.min, info.max, info.min], dt),
+    ]
+    if bits == 64:
+        big = [
+            # differ only in the low word
+            [(1 << 40) + 1, (1 << 40) + 3, (1 << 40) + 2, (1 << 40) + 3],
+            [(1 << 63) + 5, (1 << 63) + 9, (1 << 63) + 7],
+            # differ only in the high word
+            [(1 << 33) | 5, (1 << 34) | 5, (1 << 32) | 5, (1 << 34) | 5],
+            [(7 << 60) | 0xFFFFFFFF, (5 << 60) | 0xFFFFFFFF, (6 << 60) | 0xFFFFFFFF],
+            # low word larger, high word smaller: 0xFFFFFFFF < 0x1_00000000
+            [0xFFFFFFFF, 1 << 32, 0xFFFFFFFE, (1 << 32) + 1],
+            # negatives (two's complement) that share a high word
+            [ones - (1 << 32), ones - (1 << 32) + 1, ones, ones - (1 << 32) - 1],
+        ]
+        rows += [np.array(p, np.uint64).view(dt) for p in big]
+    return rows
+
+
+def pattern_matrix(rows: list[np.ndarray], length: int) -> np.ndarray:
+    """One row per pattern, each repeated to `length` elements."""
+    return np.stack([np.resize(r, length) for r in rows])
+
+
+# 7: thread per output; 301: workgroup per output (packed 8/16-bit rows, misaligned rows);
+# 20001: split into several workgroups per output plus a merge pass.
+SPECIAL_LENGTHS = (7, 301, 20001)
+
+
+@pytest.mark.parametrize("length", SPECIAL_LENGTHS)
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_special_values(dev, dtype, length):
+    rows = float_rows(dtype) if dtype in FLOATS else int_rows(dtype)
+    combos = combos_for(dtype) if length > 8192 else ALL_COMBOS
+    check(pattern_matrix(rows, length), 1, combos=combos)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_nan_first_or_last(dev, dtype):
+    x = np.array([1, np.nan, 3, np.nan, -np.inf], dtype)
+    for fn in (dg.argmax, dg.argmin):
+        assert fn(x).numpy().tolist() == [1]
+        assert fn(x, axis_direction="decreasing").numpy().tolist() == [3]
+    # NaN wins also against +inf and in long rows (one workgroup per output, split)
+    for n in (300, 20001):
+        x = np.full(n, np.inf, dtype)
+        x[[5, n - 7]] = np.nan
+        for fn in (dg.argmax, dg.argmin):
+            assert fn(x).numpy().tolist() == [5]
+            assert fn(x, axis_direction="decreasing").numpy().tolist() == [n - 7]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_signed_zeros_tie(dev, dtype):
+    x = np.array([[-0.0, 0.0, -0.0], [0.0, -0.0, 0.0]], dtype)
+    for fn in (dg.argmax, dg.argmin):
+        assert fn(x, 1).numpy().tolist() == [[0], [0]]
+        assert fn(x, 1, axis_direction="decreasing").numpy().tolist() == [[2], [2]]
+
+
+@pytest.mark.parametrize("n", [5, 300, 20001])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_all_minus_inf_gives_valid_index(dev, dtype, n):
+    """No value sentinel: a row of -inf (argmax) or +inf (argmin) has a real index."""
+    lo, hi = np.full((2, n), -np.inf, dtype), np.full((2, n), np.inf, dtype)
+    assert dg.argmax(lo, 1).numpy().tolist() == [[0], [0]]
+    assert dg.argmax(lo, 1, axis_direction="decreasing").numpy().tolist() == [[n - 1]] * 2
+    assert dg.argmin(hi, 1).numpy().tolist() == [[0], [0]]
+    assert dg.argmin(hi, 1, axis_direction="decreasing").numpy().tolist() == [[n - 1]] * 2
+
+
+@pytest.mark.parametrize("dtype, n", [(d, n) for d in INTS for n in (5, 300, 20001)
+                                      if n < 8192 or d in FULL_DTYPES])
+def test_integer_extremes_rows(dev, dtype, n):
+    info = np.iinfo(dtype)
+    lo, hi = np.full((2, n), info.min, dtype), np.full((2, n), info.max, dtype)
+    assert dg.argmax(lo, 1).numpy().tolist() == [[0], [0]]
+    assert dg.argmax(lo, 1, axis_direction="decreasing").numpy().tolist() == [[n - 1]] * 2
+    assert dg.argmin(hi, 1).numpy().tolist() == [[0], [0]]
+    assert dg.argmin(hi, 1, axis_direction="decreasing").numpy().tolist() == [[n - 1]] * 2
+    x = np.full(n, 1 if info.min == 0 else -1, dtype)
+    x[[1, n - 2]] = info.max
+    x[[2, n - 3]] = info.min
+    assert dg.argmax(x).numpy().tolist() == [1]
+    assert dg.argmax(x, axis_direction="decreasing").numpy().tolist() == [n - 2]
+    assert dg.argmin(x).numpy().tolist() == [2]
+    assert dg.argmin(x, axis_direction="decreasing").numpy().tolist() == [n - 3]
+
+
+def test_signed_vs_unsigned_64bit(dev):
+    bits = np.array([1 << 63, (1 << 63) - 1, (1 << 64) - 1, 0, 1], np.uint64)
+    u, s = bits, bits.view(np.int64)
+    assert dg.argmax(u).numpy().tolist() == [2]  # 2^64 - 1
+    assert dg.argmin(u).numpy().tolist() == [3]  # 0
+    assert dg.argmax(s).numpy().tolist() == [1]  # 2^63 - 1
+    assert dg.argmin(s).numpy().tolist() == [0]  # -2^63
+
+
+def test_64bit_low_and_high_words(dev):
+    lo = np.array([(1 << 40) + 1, (1 << 40) + 3, (1 << 40) + 2], np.int64)
+    hi = np.array([(1 << 33) | 5, (1 << 34) | 5, (1 << 32) | 5], np.uint64)
+    assert dg.argmax(lo).numpy().tolist() == [1]
+    assert dg.argmin(lo).numpy().tolist() == [0]
+    assert dg.argmax(hi).numpy().tolist() == [1]
+    assert dg.argmin(hi).numpy().tolist() == [2]
+    # would tie if compared as float (2^53 + 1 rounds to 2^53)
+    x = np.array([2**53, 2**53 + 1, 2**53], np.int64)
+    assert dg.argmax(x).numpy().tolist() == [1]
+    assert dg.argmax(x, axis_direction="decreasing").numpy().tolist() == [1]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_ties_everywhere(dev, dtype):
+    """All-equal tensors: INCREASING gives index 0, DECREASING the last index, on every
+    plan (thread per output, workgroup per output, split)."""
+    for shape, axes, long in [((4, 9), 1, False), ((9, 4), 0, False), ((3, 300), 1, False),
+                              ((60, 3), 0, False), ((3, 4, 5), (0, 2), False),
+                              ((300, 3), 0, True), ((2, 20001), 1, True)]:
+        x = np.full(shape, 3, dtype)
+        n = int(np.prod([shape[a] for a in np.atleast_1d(axes)]))
+        # long: split into partials and merged (a slow compile per combo)
+        for op, direction in combos_for(dtype) if long else ALL_COMBOS:
+            y = OPS[op](x, axes, axis_direction=direction).numpy()
+            assert (y == (0 if direction == "increasing" else n - 1)).all(), (op, direction, shape)
+
+
+# -- index types --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("index_dtype", ["uint32", "int32", "uint64", "int64"])
+def test_index_dtypes(dev, index_dtype):
+    rng = rng_for("index", index_dtype)
+    # long rows: indices past 2^16 (split path); short rows and a column reduction
+    x = rng.standard_normal((2, 70001)).astype(np.float32)
+    x[0, 70000] = 100.0
+    x[1, 65537] = -100.0
+    combos = ALL_COMBOS if index_dtype.endswith("32") else HALF
+    check(x, 1, index_dtype=index_dtype, combos=combos)
+    check(x, None, index_dtype=index_dtype, combos=combos[:1])
+    small = random_values(rng, (6, 5, 4), "int64")
+    check(small, (0, 2), index_dtype=index_dtype)
+    y = dg.argmax(x, 1, index_dtype=index_dtype)
+    assert y.dtype == np.dtype(index_dtype)
+    assert y.numpy().tolist() == [[70000], [int(np.argmax(x[1]))]]
+
+
+@pytest.mark.parametrize("index_dtype", ["uint64", "int64"])
+def test_64bit_index_high_word_written(dev, index_dtype):
+    """The whole 64-bit index is written: garbage in a preallocated output is overwritten."""
+    x = np.array([[1, 5, 2], [7, 7, 0]], np.float32)
+    desc = dg.ArgMaxDesc(dg.TensorDesc("float32", (2, 3)), dg.TensorDesc(index_dtype, (2, 1)),
+                         axes=(1,), axis_direction="decreasing")
+    y = dg.asarray(np.full((2, 1), -1, np.int64).view(index_dtype))
+    dev.compile(desc)(inputs=[dg.asarray(x)], outputs=[y])
+    assert_same(y, np.array([[1], [1]], index_dtype))
+
+
+@pytest.mark.parametrize("index_dtype", ["uint32", "int32", np.uint64, np.dtype("int64")])
+def test_index_dtype_accepts_numpy_types(dev, index_dtype):
+    y = dg.argmin(np.array([3, 1, 2], np.int16), index_dtype=index_dtype)
+    assert y.dtype == np.dtype(index_dtype)
+    assert y.numpy().tolist() == [1]
+
+
+# -- views --------------------------------------------------------------------------------
+
+BASE_SHAPE = (4, 6, 10)
+
+VIEWS = {
+    "T": lambda a, bc: a.T,
+    "transpose": lambda a, bc: a.transpose(1, 2, 0),
+    "steps": lambda a, bc: a[:, ::2, 1::3],
+    "negative_steps": lambda a, bc: a[::-1, :, ::-2],
+    "offset": lambda a, bc: a[3:],
+    "offset_negative": lambda a, bc: a[3:0:-1, 1:, 5:],
+    "index_and_slice": lambda a, bc: a[2, 1:9:3],
+    "newaxis": lambda a, bc: a[:, None, 1:7, 3],
+    "transposed_steps": lambda a, bc: a[1::2, ::-3].transpose(2, 0, 1),
+    "broadcast": lambda a, bc: bc(a[1, :, 3:4], (4, 6, 5)),
+    "broadcast_leading": lambda a, bc: bc(a[:, 2:4], (3, 4, 2, 10)),
+}
+
+
+def view_axes(ndim: int) -> list:
+    out = [None, (0,), (-1,)]
+    if ndim >= 3:
+        out.append((0, 2))
+    if ndim >= 4:
+        out.append((3, 1))
+    return out
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_views(dev, dtype, view):
+    base = random_values(rng_for("views", dtype, view), BASE_SHAPE, dtype)
+    t = dg.asarray(base)
+    tv = VIEWS[view](t, dg.broadcast_to)
+    nv = VIEWS[view](base, np.broadcast_to)
+    assert tv.buffer is t.buffer  # no copy
+    assert tv.shape == nv.shape
+    x = np.ascontiguousarray(nv)
+    for axes in view_axes(nv.ndim):
+        # all axes takes a workgroup per output (slow compiles): fewer combos there
+        combos = ALL_COMBOS if axes is not None else HALF[:2 if dtype in FULL_DTYPES else 1]
+        check(x, axes, tensor=tv, combos=combos)
+
+
+# -- sizes: workgroup and dispatch limits, split and column reductions ---------------------
+
+def planted(rng, shape, dtype):
+    """Random values with the type's max at the middle and end of every row, and its min
+    at index 1 and next-to-last (first/last of ties sit far apart)."""
+    x = random_values(rng, shape, dtype, ties=False, specials=False)
+    n = shape[-1]
+    if dtype in FLOATS:
+        top, bottom = np.finfo(dtype).max, np.finfo(dtype).min
+    else:
+        top, bottom = np.iinfo(dtype).max, np.iinfo(dtype).min
+    x[..., [n // 2, n - 1]] = top
+    x[..., [1, n - 2]] = bottom
+    return x
+
+
+ROW_SIZES = (63, 64, 65, 255, 256, 257, 511, 4097, 8193, 16385)
+
+
+@pytest.mark.parametrize("n", ROW_SIZES)
+@pytest.mark.parametrize("dtype", FULL_DTYPES)
+def test_sizes_around_workgroup(dev, dtype, n):
+    rng = rng_for("sizes", dtype, n)
+    x = planted(rng, (3, n), dtype)
+    x[2] = random_values(rng, (n,), dtype)  # tie-heavy row
+    check(x, 1)
+    check(x[0], None)
+    # rows starting mid-word (8/16-bit packing) through an offset view
+    t = dg.asarray(x)
+    check(x[1:, 1:], 1, tensor=t[1:, 1:], combos=ALL_COMBOS[:2])
+
+
+def test_more_workgroups_than_dispatch_limit(dev):
+    """One workgroup per output and more outputs than a grid dimension holds."""
+    shape = (70000, 64)
+    x = random_values(rng_for("dispatch"), shape, "float32", ties=False, specials=False)
+    x[-1, 63] = 10.0
+    x[-2, 0] = -10.0
+    op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc("float32", shape),
+                                   dg.TensorDesc("uint32", (shape[0], 1)), axes=(1,)))
+    assert max(s.n_groups for s in op.plan.steps) > dev.max_workgroups  # test is meaningful
+    check(x, 1, combos=HALF)
+
+
+@pytest.mark.parametrize("dtype", FULL_DTYPES)
+def test_split_reductions(dev, dtype):
+    """Long rows with few outputs: several workgroups per output, then a merge pass."""
+    rng = rng_for("split", dtype)
+    x = planted(rng, (3, 300001), dtype)
+    check(x, 1)
+    check(x[1], None)
+    check(x[:, 1:], 1, tensor=dg.asarray(x)[:, 1:], combos=ALL_COMBOS[2:])
+
+
+@pytest.mark.parametrize("shape", [(20000, 7), (5000, 300), (200, 5000)])
+@pytest.mark.parametrize("dtype", ["float32", "uint8", "int64"])
+def test_column_reductions(dev, dtype, shape):
+    """Tall matrices over axis 0 (thread per output, split over rows, both merges)."""
+    rng = rng_for("column", dtype, shape)
+    x = planted(rng, shape[::-1], dtype).T.copy()
+    check(x, 0)
+
+
+def test_empty_kept_axis(dev):
+    """An empty output is fine (nothing to reduce into); only an empty reduction is not."""
+    y = dg.argmax(np.zeros((0, 5), np.float32), 1)
+    assert y.shape == (0, 1) and y.dtype == np.uint32
+    assert y.numpy().shape == (0, 1)
+
+
+# -- several storage windows (bindings capped at 4 KiB) ----------------------------------
+# Every window count is a distinct pipeline: the cases share a few (input, output) window
+# counts, and use short reductions (thread per output, cheap compiles) but for one case.
+
+def n_windows(t, dev) -> int:
+    lo, hi = t.element_span()
+    return -(-(hi + 1 - lo) * t.dtype.itemsize // dev.window_bytes)
+
+
+WINDOW_VIEWS = {
+    "contiguous": lambda a: a,
+    "offset": lambda a: a[7:, 1:],
+    "negative": lambda a: a[::-1, ::-1],
+    "steps": lambda a: a[1::2, ::-2],
+}
+
+
+@pytest.mark.parametrize("view", list(WINDOW_VIEWS))
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "int64"])
+def test_windows(windowed_dev, dtype, view):
+    """Inputs of several windows, outputs of two: (rows, 3) over axis 1 and its views."""
+    rows = 4 * windowed_dev.window_bytes // (3 * np.dtype(dtype).itemsize) + 11
+    rows = max(rows, windowed_dev.window_bytes // 4 + 300)  # > 1 window of uint32 indices
+    x = random_values(rng_for("windows", dtype, view), (rows, 3), dtype)
+    t = WINDOW_VIEWS[view](dg.asarray(x, device=windowed_dev))
+    assert n_windows(t, windowed_dev) >= 2
+    check(np.ascontiguousarray(WINDOW_VIEWS[view](x)), 1, tensor=t)
+    # transposed: the reduced axis is the strided one
+    tt = dg.asarray(np.ascontiguousarray(x.T), device=windowed_dev).T
+    check(x, 1, tensor=tt, combos=HALF)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "float32", "uint64"])
+def test_windows_long_row(windowed_dev, dtype):
+    """One long reduction over 5+ windows (split for 8/16-bit), the winner in the last."""
+    n = 5 * windowed_dev.window_bytes // np.dtype(dtype).itemsize + 3
+    x = np.zeros(n, dtype)
+    x[[3, n - 2]] = 7
+    x[[5, n - 4]] = 0 if dtype.startswith("u") else -1
+    t = dg.asarray(x, device=windowed_dev)
+    assert n_windows(t, windowed_dev) >= 5
+    check(x, None, tensor=t, combos=HALF)
+    check(x[5:], None, tensor=t[5:], combos=HALF[:1])
+
+
+@pytest.mark.parametrize("index_dtype", ["uint32", "int64"])
+def test_windows_output_spans_windows(windowed_dev, index_dtype):
+    x = random_values(rng_for("win-out", index_dtype), (3000, 2), "float32")
+    t = dg.asarray(x, device=windowed_dev)
+    check(x, 1, tensor=t, index_dtype=index_dtype, combos=HALF)
+    y = dg.argmax(t, 1, index_dtype=index_dtype)
+    assert n_windows(y, windowed_dev) >= 2
+
+
+def test_too_many_windows_names_the_limit(windowed_dev):
+    n_bind = windowed_dev.max_storage_bindings
+    x = dg.empty(((n_bind + 1) * windowed_dev.window_bytes // 4,), "float32",
+                 device=windowed_dev)
+    with pytest.raises(dg.DeviceLimitError, match="max-storage-buffers-per-shader-stage"):
+        dg.argmax(x)

@@ -1,0 +1,240 @@
+"""`dmlgpu bench`: runs in quick mode in-process, JSON schema, case selection, --plot, the
+wrong-result path, and the pieces that the GPU machine relies on without being able to
+check them there (the ONNX encoder, the TopK reference). No timing assertions."""
+
+import dataclasses
+import json
+import math
+import sys
+
+import numpy as np
+import pytest
+
+from dmlgpu.__main__ import load_bench, main
+
+bench = load_bench()  # dmlgpu.bench: installed, or bench/ of a source checkout
+bcases, cli, onnx_model = bench.cases, bench.cli, bench.onnx_model
+
+FAST = ["--quick", "--repeats", "3", "--warmup", "1"]
+
+TOP_FIELDS = {"schema", "timestamp", "command", "implementation", "device", "versions",
+              "sizes", "sizes_reason", "timer", "timer_note", "timestamp_quantum_s", "warmup",
+              "max_repeats", "copy", "peers", "cases", "summary", "environment"}
+POSITIVE = ("gpu_s", "gpu_s_min", "host_call_s", "wall_s", "first_call_s", "gb_per_s",
+            "copy_gb_per_s", "copy_fraction", "bytes", "input_bytes", "output_bytes",
+            "copy_bytes")
+SAMPLES = ("gpu_samples", "host_samples", "wall_samples")
+
+
+def _positive(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+
+
+def _run(tmp_path, *args):
+    path = tmp_path / "bench.json"
+    rc = main(["bench", *FAST, "--json", str(path), *args])
+    return rc, (json.loads(path.read_text()) if path.exists() else None)
+
+
+def test_quick_run_writes_the_documented_json(tmp_path, capsys):
+    names = ["argmax/rows/f32", "argmin/flat/f16"]
+    rc, result = _run(tmp_path, *names)
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert TOP_FIELDS <= set(result), TOP_FIELDS - set(result)
+    assert result["schema"] == "dmlgpu-bench/1"
+    assert result["sizes"] == "quick" and result["timer"] in ("timestamp-query", "wall")
+    assert result["implementation"] == result["device"]["implementation"]
+    assert result["summary"] == {"cases": 2, "ok": 2, "wrong": 0, "error": 0}
+    assert [c["name"] for c in result["cases"]] == names
+    for copy in result["copy"]:
+        assert all(_positive(copy[k]) for k in ("bytes_copied", "gpu_s", "gb_per_s"))
+        assert copy["bytes_moved"] == 2 * copy["bytes_copied"]
+    for c in result["cases"]:
+        assert c["status"] == "ok" and c["correct"] is True and c["error"] is None
+        assert c["timer"] == result["timer"] and c["runs_per_pass"] >= 1
+        for k in POSITIVE:
+            assert _positive(c[k]), (c["name"], k, c[k])
+        for k in SAMPLES:
+            assert len(c[k]) >= 3 and all(_positive(v) for v in c[k]), (c["name"], k)
+        assert math.isfinite(c["compile_s"]) and c["compile_s"] >= 0
+        assert c["pipelines_built"] >= 0 and c["dispatches"] >= c["submissions"] >= 1
+        assert c["bytes"] == c["input_bytes"] + c["output_bytes"]
+        assert c["input_bytes"] == math.prod(c["shape"]) * np.dtype(c["dtype"]).itemsize
+        assert c["copy_bytes"] in [k["bytes_copied"] for k in result["copy"]]
+        assert set(c["peers"]) == {"torch", "onnxruntime", "numpy"}
+        for name, p in c["peers"].items():
+            if p["status"] == "ok":
+                assert _positive(p["seconds"]) and _positive(p["ratio"]), (name, p)
+                assert p["versus"] in ("gpu_s", "wall_s")
+            else:
+                assert p["status"] in ("skipped", "error") and p["reason"], (name, p)
+        assert c["peers"]["numpy"]["status"] == "ok"
+        assert c["name"] in out.out  # the table
+    assert "GB/s" in out.out and "of copy" in out.out
+    assert "[2/2] argmin/flat/f16" in out.err  # progress goes to stderr
+
+
+def test_wall_timer(tmp_path, capsys):
+    rc, result = _run(tmp_path, "--timer", "wall", "--peers", "none", "argmax/cols/f32")
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert result["timer"] == "wall" and "WALL" in result["timer_note"]
+    (c,) = result["cases"]
+    assert c["correct"] and _positive(c["gpu_s"]) and c["runs_per_pass"] == 1
+    assert c["timer"] == "wall" and result["copy"][0]["timer"] == "wall"
+    assert c["peers"] == {} and result["peers"] == {}
+    assert "WALL time" in out.out
+
+
+@pytest.mark.parametrize("patterns, expected", [
+    (["argmax/*"], [c.name for c in bcases.CASES if c.op == "argmax"]),
+    (["argmin"], [c.name for c in bcases.CASES if c.op == "argmin"]),
+    (["*/rows/f16"], ["argmax/rows/f16", "argmin/rows/f16"]),
+    (["argmin/cols/f32", "argmax/flat/f32"], ["argmax/flat/f32", "argmin/cols/f32"]),
+    ([], [c.name for c in bcases.CASES]),
+])
+def test_pattern_selects_cases_in_registry_order(patterns, expected):
+    selected, unmatched = cli.select(patterns)
+    assert [c.name for c in selected] == expected and unmatched == []
+    assert expected  # every pattern above matches something
+
+
+def test_list_and_unknown_pattern(capsys):
+    assert main(["bench", "--list", "*/cols/*"]) == 0
+    assert capsys.readouterr().out.split() == ["argmax/cols/f32", "argmin/cols/f32"]
+    assert main(["bench", "argmax/flat/f32", "no/such/case"]) == 2
+    err = capsys.readouterr().err
+    assert "'no/such/case'" in err and "argmax/flat/f32" in err
+
+
+def test_plot_writes_a_png_or_names_what_to_install(tmp_path, capsys):
+    png = tmp_path / "bench.png"
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert main(["bench", "--plot", str(png), "argmax/flat/f32"]) == 2
+        assert "pip install 'dmlgpu[plot]'" in capsys.readouterr().err
+        assert not png.exists()
+        return
+    rc, _ = _run(tmp_path, "--peers", "none", "--plot", str(png), "argmax/flat/f32")
+    assert rc == 0, capsys.readouterr().err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_without_matplotlib_fails_before_running(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    rc, result = _run(tmp_path, "--plot", str(tmp_path / "b.png"), "argmax/flat/f32")
+    assert rc == 2 and result is None
+    err = capsys.readouterr().err
+    assert "--plot needs matplotlib" in err and "pip install 'dmlgpu[plot]'" in err
+
+
+def test_wrong_result_fails_the_case_loudly(tmp_path, capsys, monkeypatch):
+    good = bcases.OPS["argmax"]
+    monkeypatch.setitem(bcases.OPS, "argmax", dataclasses.replace(
+        good, expected=lambda x, axes=None: tuple(e + 1 for e in good.expected(x, axes))))
+    rc, result = _run(tmp_path, "--peers", "none", "argmax/flat/f32")
+    err = capsys.readouterr().err
+    assert rc == 1
+    (c,) = result["cases"]
+    assert c["status"] == "wrong" and c["correct"] is False and "differ" in c["error"]
+    assert "gpu_s" not in c and result["summary"]["wrong"] == 1
+    assert "WRONG RESULT" in err
+
+
+def test_topk_reference_matches_a_stable_sort():
+    """The argpartition-based reference (fast on 16384x16384) against a full stable sort,
+    on data with many ties, and on the spec's examples."""
+    rng = np.random.default_rng(1)
+    x = rng.integers(-3, 4, (37, 50)).astype(np.float32)
+    for k in (1, 5, 50):
+        vals, idx = bcases.topk_reference(x, k)
+        order = np.argsort(-x, axis=-1, kind="stable")[:, :k]
+        np.testing.assert_array_equal(idx, order.astype(np.uint32))
+        np.testing.assert_array_equal(vals, np.take_along_axis(x, order, -1))
+    ex = np.array([[1, 2, 2, 3], [3, 4, 5, 5], [6, 6, 6, 6]], np.float32)
+    vals, idx = bcases.topk_reference(ex, 3)
+    np.testing.assert_array_equal(vals, [[3, 2, 2], [5, 5, 4], [6, 6, 6]])
+    np.testing.assert_array_equal(idx, [[3, 1, 2], [2, 3, 1], [0, 1, 2]])
+    vals, idx = bcases.topk_reference(ex, 2, axis=0)
+    np.testing.assert_array_equal(idx, [[2, 2, 2, 2], [1, 1, 1, 1]])
+
+
+def _fields(buf: bytes) -> dict:
+    """A protobuf message's fields: number -> list of ints (varints) or bytes."""
+    out, i = {}, 0
+
+    def varint():
+        nonlocal i
+        v, shift = 0, 0
+        while True:
+            b = buf[i]
+            i += 1
+            v |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                return v
+
+    while i < len(buf):
+        key = varint()
+        if key & 7 == 0:
+            out.setdefault(key >> 3, []).append(varint())
+        else:
+            assert key & 7 == 2, f"unexpected wire type {key & 7}"
+            n = varint()
+            out.setdefault(key >> 3, []).append(bytes(buf[i:i + n]))
+            i += n
+    return out
+
+
+def test_onnx_encoder_writes_the_model_it_describes():
+    """The built-in encoder (used where the onnx package is absent, as on the GPU machine),
+    decoded field by field (numbers from onnx.proto)."""
+    x = np.arange(12, dtype=np.float16).reshape(3, 4)
+    node = bcases.OnnxNode("TopK", {"axis": -1, "largest": 1}, consts={"k": [2]},
+                           outputs=(None, "int64"))
+    model = _fields(onnx_model._encode(node, x, [("y0", 10), ("y1", 7)]))
+    assert model[1] == [onnx_model.IR_VERSION]
+    opset = _fields(model[8][0])
+    assert opset[2] == [onnx_model.OPSET] and opset.get(1, [b""]) == [b""]
+    graph = _fields(model[7][0])
+    (n,) = [_fields(b) for b in graph[1]]
+    assert n[1] == [b"x", b"k"] and n[2] == [b"y0", b"y1"] and n[4] == [b"TopK"]
+    attrs = {_fields(a)[1][0]: _fields(a) for a in n[5]}
+    assert attrs[b"axis"][3] == [2**64 - 1] and attrs[b"axis"][20] == [2]  # INT, -1
+    assert attrs[b"largest"][3] == [1]
+    init = {_fields(t)[8][0]: _fields(t) for t in graph[5]}
+    assert init[b"x"][1] == [3, 4] and init[b"x"][2] == [10]
+    assert init[b"x"][9] == [x.tobytes()]
+    assert init[b"k"][1] == [1] and init[b"k"][9] == [np.int64(2).tobytes()]
+    outs = [_fields(v) for v in graph[12]]
+    assert [o[1][0] for o in outs] == [b"y0", b"y1"]
+    # ValueInfoProto.type -> TypeProto.tensor_type -> elem_type
+    assert [_fields(_fields(o[2][0])[1][0])[1] for o in outs] == [[10], [7]]
+    assert 11 not in graph  # no graph inputs: x is an initializer
+
+
+class _QuantizedTimer:
+    """GpuTimer's stand-in: `ns_per_launch` of GPU time per launch, read through Dawn's
+    default quantization (multiples of 65536 ns)."""
+
+    def __init__(self, ns_per_launch):
+        self.ns = ns_per_launch
+
+    def run(self, launches):
+        return (self.ns * len(launches)) // 65536 * 65536 * 1e-9
+
+
+def test_quantized_timestamps_are_read_over_several_runs_per_pass(dev):
+    runner = bench.runner.Runner(dev, quick=True, timer="wall", peers=[], progress=None,
+                                 policy=bench.timing.Policy(1, 5, 0.1))
+    runner.gpu_timer = _QuantizedTimer(70_000)  # 70 us: one quantum and a bit
+    samples, runs, timer = runner.gpu_samples([["launch"]])
+    assert timer == "timestamp-query" and runs == bench.runner.MAX_RUNS_PER_PASS
+    assert runner.quantum_ns == 65536
+    assert abs(float(np.median(samples)) - 70e-6) < 0.01 * 70e-6  # not 65.5 us
+    runner.gpu_timer = _QuantizedTimer(0)  # a timer that reads nothing: wall time instead
+    samples, runs, timer = runner.gpu_samples([[]])
+    assert timer == "wall (timestamps read 0)" and runs == 1
+    assert all(_positive(v) for v in samples)

@@ -1,0 +1,130 @@
+"""Hardmax1 against a numpy reference: one-hot of the first maximum over the axes."""
+
+import numpy as np
+import pytest
+
+import dmlgpu as dg
+from reference import arg_reference, assert_same, random_values
+
+X = np.array([[[12, 0], [-101, 11]], [[3, 234], [0, -101]]], np.float32)
+
+
+def hardmax_reference(x: np.ndarray, axes) -> np.ndarray:
+    idx = arg_reference(x, axes, "max", False, "int64")
+    axes = tuple(sorted(a % x.ndim for a in axes))
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = np.transpose(x, kept + list(axes))
+    flat = np.zeros(moved.reshape([x.shape[a] for a in kept] + [-1]).shape, x.dtype)
+    np.put_along_axis(flat, idx.reshape([x.shape[a] for a in kept] + [1]), 1, axis=-1)
+    return np.transpose(flat.reshape(moved.shape), np.argsort(kept + list(axes)))
+
+
+@pytest.mark.parametrize("axes, expected", [
+    ((1,), [[[1, 0], [0, 1]], [[1, 1], [0, 0]]]),
+    ((0,), [[[1, 0], [0, 1]], [[0, 1], [1, 0]]]),
+    ((0, 2), [[[0, 0], [0, 1]], [[0, 1], [0, 0]]]),
+])
+def test_spec_examples(dev, axes, expected):
+    assert_same(dg.hardmax(X, axes), np.array(expected, np.float32))
+
+
+def test_last_axis_is_default(dev):
+    x = np.array([[1, 3, 3], [-np.inf, -np.inf, -np.inf]], np.float32)
+    assert_same(dg.hardmax(x), np.array([[0, 1, 0], [1, 0, 0]], np.float32))
+
+
+SHAPES = [  # (shape, axes): fused rows, odd rows sharing 16-bit words, middle and split axes
+    ((7,), (0,)), ((5, 300), (1,)), ((5, 301), (1,)), ((9, 3), (1,)), ((300, 5), (0,)),
+    ((3, 4, 5), (0, 2)), ((2, 3, 4, 5), (1, 2)), ((65, 33), (0,)), ((4, 1, 6), (1,)),
+    ((2, 3, 1, 2, 3, 2, 1, 3), (0, 3, 7)), ((3, 2, 2, 1, 2, 2, 3, 2), (1, 2, 5, 6)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("shape, axes", SHAPES)
+def test_matches_numpy(dev, dtype, shape, axes):
+    rng = np.random.default_rng(hash((shape, axes)) % 2**32)
+    a = random_values(rng, shape, dtype)
+    assert_same(dg.hardmax(a, axes), hardmax_reference(a, axes))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_nan_ties_and_signed_zero(dev, dtype):
+    x = np.array([[0.0, -0.0, 0.0], [-0.0, 0.0, -1.0], [1, np.nan, np.nan],
+                  [-np.inf, -np.inf, -np.inf], [np.inf, 2, np.inf]], dtype)
+    assert_same(dg.hardmax(x, 1), np.array([[1, 0, 0], [1, 0, 0], [0, 1, 0], [1, 0, 0],
+                                            [1, 0, 0]], dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("shape, axes", [((300_001,), (0,)), ((3, 100_003), (1,)),
+                                         ((70_001, 3), (0,))])
+def test_long_subsets(dev, dtype, shape, axes):
+    """Long or middle-axis subsets: a zero fill, then the winners' ones."""
+    rng = np.random.default_rng(7)
+    a = random_values(rng, shape, dtype)
+    assert_same(dg.hardmax(a, axes), hardmax_reference(a, axes))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_strided_and_broadcast_inputs(dev, dtype):
+    rng = np.random.default_rng(3)
+    a = random_values(rng, (6, 10, 3), dtype)
+    x = dg.asarray(a)
+    for view, ref in [(x[:, ::2, 1], a[:, ::2, 1]), (x.T, a.T), (x[::-1, 3:, :], a[::-1, 3:, :])]:
+        for axes in [(0,), (-1,), (0, 1)]:
+            assert_same(dg.hardmax(view, axes), hardmax_reference(ref, axes))
+    b = dg.broadcast_to(dg.asarray(a[0, :, 0]), (4, 10))
+    assert_same(dg.hardmax(b, 1), hardmax_reference(np.broadcast_to(a[0, :, 0], (4, 10)), (1,)))
+    assert_same(dg.hardmax(b, 0), hardmax_reference(np.broadcast_to(a[0, :, 0], (4, 10)), (0,)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("shape, axes", [((5, 301), (1,)), ((301, 5), (0,)), ((3, 9_001), (1,))])
+def test_output_views_leave_neighbours_alone(dev, dtype, shape, axes):
+    """A preallocated output that starts mid-word, or strided: words shared with elements
+    outside the view keep those elements (no torn 16-bit writes)."""
+    rng = np.random.default_rng(5)
+    a = random_values(rng, shape, dtype)
+    x = dg.asarray(a)
+    sentinel = np.full(shape[0] * shape[1] * 2 + 1, 7, dtype)
+    for start, step in [(1, 1), (0, 2), (1, 2)]:
+        buf = dg.asarray(sentinel)
+        n = shape[0] * shape[1]
+        view = buf[start:start + n * step:step]
+        view = dg.Tensor(buf.device, buf.buffer, dtype, shape,
+                         (shape[1] * step, step), start)
+        desc = dg.Hardmax1Desc(dg.TensorDesc.of(x), dg.TensorDesc.of(view), axes)
+        dev.compile(desc)(inputs=[x], outputs=[view])
+        got = buf.numpy()
+        expected = sentinel.copy()
+        expected[start:start + n * step:step] = hardmax_reference(a, axes).reshape(-1)
+        assert_same(got, expected)
+
+
+def test_fused_and_split_plans(dev):
+    def plan(shape, axes, dtype="float32"):
+        desc = dg.Hardmax1Desc(dg.TensorDesc(dtype, shape), dg.TensorDesc(dtype, shape), axes)
+        return dev.compile(desc).plan
+
+    assert plan((4096, 4096), (1,)).notes["fused"]
+    assert len(plan((4096, 4096), (1,)).steps) == 1
+    assert not plan((4096, 4096), (0,)).notes["fused"]
+    assert [s.template for s in plan((1, 1 << 20), (1,)).steps][0] == "fill.wgsl.j2"
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(x=np.zeros(3, np.int32)), "x.dtype: .*int32.*allowed: float32, float16"),
+    (dict(x=np.zeros(3, np.float32), axes=1), "axes: 1 is out of range"),
+    (dict(x=np.zeros(3, np.float32), axes=(0, 0)), "repeats"),
+    (dict(x=np.zeros((), np.float32)), "rank 0"),
+])
+def test_errors(dev, bad, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        dg.hardmax(**bad)
+
+
+def test_desc_errors(dev):
+    with pytest.raises(ValueError, match="Hardmax1Desc.output"):
+        dev.compile(dg.Hardmax1Desc(dg.TensorDesc("float32", (2, 3)),
+                                    dg.TensorDesc("float16", (2, 3)), (1,)))
