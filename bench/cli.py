@@ -61,6 +61,9 @@ def parser() -> argparse.ArgumentParser:
                    help="at most N timed repeats per figure (default 30, quick 10)")
     p.add_argument("--warmup", type=int, default=3, metavar="N",
                    help="untimed runs before timing (default 3)")
+    p.add_argument("--warmup-seconds", type=float, default=None, metavar="S",
+                   help="warm up for at least S seconds too (default 0.3 on full sizes, "
+                        "0 on quick ones): GPU clocks ramp after uploads and idle time")
     p.add_argument("--list", action="store_true", help="list the selected cases and exit")
     return p
 
@@ -137,7 +140,8 @@ def main(argv=None) -> int:
     progress.note(f"dmlgpu bench: {info['adapter']} ({info['backend']}) via "
                   f"{info['implementation']}; {'quick' if quick else 'full'} sizes "
                   f"({reason}); {timer_note}")
-    policy = Policy(args.warmup, repeats, budget)
+    warmup_s = args.warmup_seconds if args.warmup_seconds is not None else (0.0 if quick else 0.3)
+    policy = Policy(args.warmup, repeats, budget, warmup_s)
     peers = [PEER_CLASSES[name](policy) for name in peer_names]
     for p in peers:
         if p.info["status"] != "ok":
@@ -170,6 +174,7 @@ def main(argv=None) -> int:
         "timer_note": timer_note,
         "timestamp_quantum_s": runner.quantum_ns * 1e-9 if runner.quantum_ns else None,
         "warmup": args.warmup,
+        "warmup_seconds": warmup_s,
         "max_repeats": repeats,
         "copy": [runner.copies[k] for k in sorted(runner.copies)],
         "peers": {p.name: p.info for p in peers},

@@ -3,7 +3,6 @@ the copy kernel of the same size, and the peers."""
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import math
 import time
@@ -54,25 +53,6 @@ def make_host(case: Case, quick: bool) -> np.ndarray:
     elif case.data != "normal":
         raise ValueError(f"case {case.name}: unknown data {case.data!r}")
     return x.astype(case.dtype, copy=False)
-
-
-@contextlib.contextmanager
-def recorded_submissions():
-    """The launches of every dispatch.run inside the block (each still runs): a compiled
-    operator's work, ready to be resubmitted for timing whatever its signature."""
-    subs = []
-    original = dispatch.run
-
-    def recording_run(device, launches):
-        launches = list(launches)  # it may be an iterator: run what is recorded
-        subs.append(launches)
-        return original(device, launches)
-
-    dispatch.run = recording_run
-    try:
-        yield subs
-    finally:
-        dispatch.run = original
 
 
 def _median(v) -> float:
@@ -219,7 +199,7 @@ class Runner:
         self.progress.phase("first call")
         c0, m0 = dev.pipelines.compile_seconds, dev.pipelines.misses
         t0 = time.perf_counter()
-        with recorded_submissions() as subs:
+        with dispatch.recording() as subs:
             outs = op.call(x, **p)
         self.sync()
         rec["first_call_s"] = time.perf_counter() - t0

@@ -15,15 +15,21 @@ class Policy:
     warmup: int
     repeats: int
     budget_s: float
+    # Warm-up lasts at least this long too: on an H200 the first case timed after an
+    # upload ran 5x slow through 3 warm-ups and 15 repeats (clocks still ramping), while
+    # the same launches timed a moment later ran at full speed (2026-11-22).
+    warmup_s: float = 0.0
 
     def sample(self, fn, first=None) -> list:
         """The values fn() returns (usually seconds), one per timed run. `first`, when
         given, is seconds already measured (after a warm-up): it counts as the first sample
         and against the budget, and there is no further warm-up."""
         t0 = time.perf_counter()
-        for _ in range(self.warmup if first is None else 0):
+        runs = 0
+        while first is None and (runs < self.warmup or time.perf_counter() - t0 < self.warmup_s):
             fn()
-            if time.perf_counter() - t0 > self.budget_s / 2:
+            runs += 1
+            if time.perf_counter() - t0 > max(self.budget_s / 2, self.warmup_s):
                 break
         samples = [] if first is None else [first]
         spent = first if isinstance(first, float) else 0.0

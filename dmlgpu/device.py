@@ -55,8 +55,11 @@ class Device:
             self.wgpu = importlib.import_module(module_name)
         except ImportError as e:
             extra = " (pip install 'dmlgpu[dawn]')" if webgpu == "dawn" else ""
-            raise DmlgpuError(f"webgpu={webgpu!r} needs the package {module_name}{extra}: {e}") from e
+            raise DmlgpuError(
+                f"webgpu={webgpu!r} needs the package {module_name}{extra}: {e}") from e
         self.webgpu = webgpu
+        if webgpu == "dawn":
+            _dawn_exact_timestamps(self.wgpu)
         self.adapter = self._pick_adapter(adapter if adapter is not None
                                           else os.environ.get("DMLGPU_ADAPTER"))
         alimits = self.adapter.limits
@@ -93,7 +96,7 @@ class Device:
             return gpu.request_adapter_sync(power_preference="high-performance")
         adapters = gpu.enumerate_adapters_sync()
         names = [a.info.get("device", "") for a in adapters]
-        for a, n in zip(adapters, names):
+        for a, n in zip(adapters, names, strict=True):
             if name.lower() in n.lower():
                 return a
         raise ValueError(f"adapter: no adapter matches {name!r} (available: {names})")
@@ -152,6 +155,16 @@ class Device:
     def uniform(self, data: np.ndarray):
         u = self.wgpu.BufferUsage
         return self.device.create_buffer_with_data(data=data, usage=u.UNIFORM)
+
+
+def _dawn_exact_timestamps(module) -> None:
+    """Dawn rounds timestamps to 65.5 us unless told otherwise (a toggle of its instance,
+    which must be set before the instance exists; later calls are no-ops)."""
+    try:
+        extras = importlib.import_module(module.__name__ + ".backends.dawn.extras")
+        extras.set_instance_extras(disable_toggles=["timestamp_quantization"])
+    except Exception:  # an instance already exists, or an older wgpudawn: keep Dawn's rounding
+        pass
 
 
 _default: Device | None = None

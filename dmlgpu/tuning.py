@@ -41,10 +41,10 @@ NONZERO_WG = 256
 # as that takes: 8192 elements of 32/64-bit types, 16384 of 16-bit, 32768 of 8-bit). 32
 # independent loads per thread keep HBM busy (CUB's select uses 8-16 items per thread), and
 # tiles of 32+ KiB keep the scan small: 8192 tiles for 8192 x 8192 float32.
-NONZERO_TILE_LOADS = 32
+NONZERO_TILE_LOADS = 64
 # Values one workgroup of the scan pass sums (8 per thread): 2048 tiles in one dispatch,
 # 2048^2 tiles (more than 2^32 elements) in two levels.
-NONZERO_SCAN_SPAN = 2048
+NONZERO_SCAN_SPAN = 4096
 # Rows the scatter pass stages in workgroup memory per round (8 KiB): a dense mask block
 # (8192 elements) takes 4 rounds, a sparse one a single round.
 NONZERO_STAGE = 2048

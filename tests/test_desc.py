@@ -192,6 +192,8 @@ def test_axes_accept_numpy_integers(dev):
     assert op(inputs=[dg.asarray(X)])[0].numpy().ravel().tolist() == [2, 2, 1]
     op = dev.compile(desc(axes=(np.int32(0),)))
     assert op(inputs=[dg.asarray(X)])[0].numpy().ravel().tolist() == [1, 2, 1]
+    op = dev.compile(desc(axes=np.array([1, 0]), out_sizes=(1, 1)))
+    assert op(inputs=[dg.asarray(X)])[0].numpy().ravel().tolist() == [7]
 
 
 def test_not_a_desc(dev):

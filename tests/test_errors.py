@@ -158,3 +158,6 @@ def test_valid_spellings_accepted(dev, x3):
     assert dg.argmax(x3, (np.int32(0), -1),
                      axis_direction="DML_AXIS_DIRECTION_INCREASING").numpy().ravel().tolist() \
         == [7, 7, 7]
+    # a numpy array of axes is a sequence of axes, as a list is
+    assert dg.argmin(x3, np.array([0, 2])).numpy().ravel().tolist() == [0, 0, 0]
+    assert dg.argmax(x3, np.array(1)).numpy().ravel().tolist() == [2] * 8
