@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import canon, dtypes, dispatch, plan, runtime, validate
+from . import canon, dispatch, dtypes, plan, runtime, validate
 from .desc import ArgMaxDesc, ArgMinDesc, TensorDesc
 from .device import default_device
 from .tensor import Tensor, asarray, empty

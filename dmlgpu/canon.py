@@ -44,7 +44,7 @@ def merge(dims: list[Dim]) -> tuple[Dim, ...]:
     for d in dims:
         if d.size == 1:
             continue
-        if out and all(a == b * d.size for a, b in zip(out[-1].strides, d.strides)):
+        if out and all(a == b * d.size for a, b in zip(out[-1].strides, d.strides, strict=True)):
             out[-1] = Dim(out[-1].size * d.size, d.strides)
         else:
             out.append(d)
@@ -58,11 +58,11 @@ def reduction(shape, in_strides, out_strides, axes, *, red_out=None) -> Reductio
     whole subset); reduced dims then carry strides (in, red_out) and merge only where both do.
     """
     axes = set(axes)
-    kept = [Dim(n, (si, so)) for i, (n, si, so) in enumerate(zip(shape, in_strides, out_strides))
-            if i not in axes]
+    dims = list(enumerate(zip(shape, in_strides, out_strides, strict=True)))
+    kept = [Dim(n, (si, so)) for i, (n, si, so) in dims if i not in axes]
     if red_out is None:
-        red = [Dim(n, (si,)) for i, (n, si) in enumerate(zip(shape, in_strides)) if i in axes]
+        red = [Dim(n, (si,)) for i, (n, si, _) in dims if i in axes]
     else:
-        red = [Dim(n, (si, so)) for i, (n, si, so) in enumerate(zip(shape, in_strides, red_out))
+        red = [Dim(n, (si, so)) for (i, (n, si, _)), so in zip(dims, red_out, strict=True)
                if i in axes]
     return Reduction(merge(kept), merge(red))

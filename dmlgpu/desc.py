@@ -9,6 +9,8 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import dtypes, validate
 from .tensor import contiguous_strides
 
@@ -45,8 +47,10 @@ class TensorDesc:
 
 
 def _axes_field(value, arg: str) -> tuple:
-    if hasattr(value, "__index__"):
+    if hasattr(value, "__index__") and np.ndim(value) == 0:  # numpy arrays have __index__
         return (value,)
+    if isinstance(value, np.ndarray):
+        return tuple(int(a) for a in value.reshape(-1))
     try:
         return tuple(value)
     except TypeError:

@@ -62,7 +62,7 @@ class CompiledHardmax:
         red = canon.reduction(src.sizes, src.element_strides, dst.element_strides, self.axes,
                               red_out=dst.element_strides)
         out_dims = canon.merge([canon.Dim(n, (s,)) for n, s in
-                                zip(dst.sizes, dst.element_strides)])
+                                zip(dst.sizes, dst.element_strides, strict=True)])
         self.plan = plan_hardmax(red, out_dims or (canon.Dim(1, (1,)),), self.dt)
         if not self._empty:
             for step in self.plan.steps:

@@ -31,6 +31,18 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def _span_bytes(sizes, strides, itemsize: int) -> int:
+    """Bytes between the first and the last element a tensor of these sizes touches."""
+    if any(n == 0 for n in sizes):
+        return 0
+    span = 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, strides, strict=True))
+    return span * itemsize
+
+
+def _windows(nbytes: int, device) -> int:
+    return max(1, _ceil(nbytes, device.window_bytes))
+
+
 def coordinate_ranks(sizes) -> tuple[int, int]:
     """Allowed N (coordinate columns): the effective rank (the rank without leading size-1
     dimensions, at least 1) up to the rank."""
@@ -59,6 +71,8 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
     tile = tile_blocks * block
     n_tiles = _ceil(m, tile)
     span = tuning.NONZERO_SCAN_SPAN
+    if span < 2:
+        raise ValueError(f"tuning.NONZERO_SCAN_SPAN: {span} is too small (allowed 2 and up)")
     levels = [n_tiles]  # values at each scan level
     while levels[-1] > span:
         levels.append(_ceil(levels[-1], span))
@@ -130,11 +144,22 @@ class CompiledNonZeroCoordinates:
                 f"{name}.output_coordinates.sizes: {sizes} should be {{1,...,1,M,N}} with "
                 f"M = {m} (the input's element count) and N in {lo}..{hi} (the input's "
                 f"effective rank up to its rank), rank 2..{validate.MAX_RANK}")
+        for field, t, isz in (("input", src, self.dt.itemsize), ("output_coordinates", crd, 4)):
+            if _span_bytes(t.sizes, t.element_strides, isz) >= 4 * _U32:
+                raise DeviceLimitError(f"{name}.{field}: spans 2^32 or more 32-bit words, "
+                                       "past the kernels' word indices")
         self.plan = plan(src.sizes, src.element_strides, self.dt, sizes[-1],
                          crd.element_strides[-2:])
-        for step in self.plan.steps:  # build the pipelines now (one binding per tensor)
-            device.pipelines.get(step.template, **step.variables,
-                                 n_in_win=0 if step.source == "" else 1, n_out_win=1)
+        # build the pipelines now, for the bindings that tensors at offset 0 need
+        wins = {"": 0, "scratch": _windows(self.plan.partial_bytes, device),
+                "input": _windows(_span_bytes(src.sizes, src.element_strides,
+                                              self.dt.itemsize), device),
+                "coordinates": _windows(_span_bytes(sizes, crd.element_strides, 4), device)}
+        if max(wins["input"], wins["coordinates"]) + wins["scratch"] <= \
+                device.max_storage_bindings:
+            for step in self.plan.steps:
+                device.pipelines.get(step.template, **step.variables,
+                                     n_in_win=wins[step.source], n_out_win=wins[step.sink])
 
     def launches(self, x: Tensor, count: Tensor, coords: Tensor) -> list[dispatch.Launch]:
         dev, p = self.device, self.plan

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from .argreduce import CompiledArgReduce
-from .hardmax import CompiledHardmax
 from .desc import ArgMaxDesc, ArgMinDesc, Hardmax1Desc, NonZeroCoordinatesDesc
+from .hardmax import CompiledHardmax
 from .nonzero import CompiledNonZeroCoordinates
 from .topk import CompiledTopK, TopK1Desc
 

@@ -21,7 +21,8 @@ def bind(device, tensor, max_windows: int, what: str):
 def unpack(tensors, count: int, arg: str) -> list:
     """The `count` tensors of a compiled operator's inputs= or outputs= argument."""
     if isinstance(tensors, (str, bytes)) or not hasattr(tensors, "__len__"):
-        raise TypeError(f"{arg}: expected a list of {count} tensor(s), got {type(tensors).__name__}")
+        raise TypeError(f"{arg}: expected a list of {count} tensor(s), "
+                        f"got {type(tensors).__name__}")
     if len(tensors) != count:
         raise ValueError(f"{arg}: {len(tensors)} tensors given, the operator takes {count}")
     return list(tensors)
@@ -55,14 +56,18 @@ def check_tensor(t, desc, device, arg: str) -> None:
     if t.shape != desc.sizes:
         raise ValueError(f"{arg}: shape {t.shape} does not match the description's sizes "
                          f"{desc.sizes}")
-    if t.size > 1 and any(s != d for s, d, n in zip(t.strides, desc.element_strides, t.shape)
-                          if n > 1):
+    pairs = zip(t.strides, desc.element_strides, t.shape, strict=True)
+    if t.size > 1 and any(s != d for s, d, n in pairs if n > 1):
         raise ValueError(f"{arg}: strides {t.strides} do not match the description's "
                          f"{desc.element_strides}")
 
 
 def launches(device, plan, x, out, scratch=None) -> list[Launch]:
     """Launches of a plan whose first step reads `x` and whose last writes `out`."""
+    if out.buffer is x.buffer:
+        raise ValueError("outputs[0]: shares its GPU buffer with inputs[0]; WebGPU cannot bind "
+                         "one buffer both read-only and writable in a dispatch, so give the "
+                         "output a buffer of its own")
     n_out_win_max = device.max_storage_bindings - 1
     out_off, out_wins = bind(device, out, n_out_win_max, "output")
     in_off, in_wins = bind(device, x, device.max_storage_bindings - len(out_wins), "input")

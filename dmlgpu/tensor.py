@@ -47,7 +47,7 @@ class Tensor:
         lo = hi = self.offset
         if self.size == 0:
             return lo, lo
-        for n, s in zip(self.shape, self.strides):
+        for n, s in zip(self.shape, self.strides, strict=True):
             if s > 0:
                 hi += (n - 1) * s
             else:
@@ -225,7 +225,7 @@ def broadcast_to(x, shape) -> Tensor:
     src_shape = (1,) * pad + x.shape
     src_strides = (0,) * pad + x.strides
     strides = []
-    for n_to, n_from, s in zip(shape, src_shape, src_strides):
+    for n_to, n_from, s in zip(shape, src_shape, src_strides, strict=True):
         if n_from == n_to:
             strides.append(s)
         elif n_from == 1:

@@ -13,7 +13,8 @@ Strategies, by regime (plan.notes["strategy"]):
                 memory, several short rows per workgroup; one dispatch.
   "select"      rows of at most one tile (wg x ept elements) and K <= `select_cap`: one
                 workgroup per row reads the row once into registers, radix-selects its top
-                K over (key, position) digits in workgroup memory and bitonic-sorts them.
+                K over (key, position) digits in workgroup memory (stopping as soon as the
+                survivors fit a small sort) and bitonic-sorts them; K = 1 is a reduction.
   "candidates"  longer rows, K <= `select_cap`: the same kernel turns each tile-sized chunk
                 into a sorted candidate list of K; merge passes select the top K of groups
                 of lists until one list per row is left (the last pass writes the outputs).
@@ -122,8 +123,11 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     sel_passes = digit_passes(dt, (tile - 1).bit_length(), tuning.TOPK_RADIX_BITS)
     sel_bins = 1 << max(w for _, _, w in sel_passes)
     sort_cap = _pow2_floor(min(tuning.TOPK_SORT_MAX, smem // (4 * ew)))
-    sel_fixed = 4 * sel_bins + 4 * 64 + 64  # histogram, group sums, scalars
-    sel_cap = _pow2_floor(min(tuning.TOPK_SELECT_CAP, max(1, (smem - sel_fixed) // (4 * ew))))
+    slots = min(sel_bins, wg)
+    sel_fixed = 4 * (sel_bins + slots + slots // 32) + 64  # histogram, its sums, scalars
+    # (at most half a tile: a merge pass must take at least two candidate lists)
+    sel_cap = _pow2_floor(min(tuning.TOPK_SELECT_CAP, tile // 2,
+                              max(1, (smem - sel_fixed) // (4 * ew))))
 
     flip = 0 if descending else (1 << min(32, dt.bits)) - 1
     base = dict(ksize=[d.size for d in shape.kept], kin=[d.strides[0] for d in shape.kept],
@@ -151,6 +155,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         notes.update(strategy="sort", segment=seg, rows_per_group=per)
     elif k <= sel_cap:
         lists = _ceil(n, tile)
+        # the radix select stops once this many survivors (or fewer) are left to sort
+        stop = min(sel_cap, max(tuning.TOPK_SORT_MIN, tuning.TOPK_SORT_SLACK * _pow2_ceil(k)))
         if k == 1:  # a reduction: no histogram, no sort
             sel = dict(wg=wg, ept=ept, k_one=True, cap=0, bins=0, passes=())
         else:
@@ -160,7 +166,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         add("topk_select.wgsl.j2",
             dict(sel, binds=out_binds if lists == 1 else ("input", "cout"), source="input",
                  sink=first_sink),
-            dict(chunk=tile, n_split=lists), rows * lists, cout=None if lists == 1 else "a")
+            dict(chunk=tile, n_split=lists, aux3=stop), rows * lists,
+            cout=None if lists == 1 else "a")
         per_group = tile // k  # lists one merge workgroup takes (>= 2: k <= tile / 2)
         merges, cur, other = [], "a", "b"
         if lists > 1:
@@ -173,7 +180,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             binds = ("input", "index", "value", "cin") if last else ("cin", "cout")
             add("topk_select.wgsl.j2",
                 dict(sel, binds=binds, source="cands", sink="output" if last else "cands"),
-                dict(n_split=nl, aux1=lists, aux2=per_group), rows * nl, cin=cur,
+                dict(n_split=nl, aux1=lists, aux2=per_group, aux3=stop), rows * nl, cin=cur,
                 cout=None if last else other)
             merges.append(nl)
             lists = nl

@@ -6,7 +6,6 @@ reduction kernels (CUB's and CuPy's defaults); the comment says so where that is
 
 import os
 
-
 # Threads per workgroup of the reduction kernels. 256 is CUB's default for block
 # reductions and fits every WebGPU adapter (the core limit is 256 invocations).
 REDUCE_WG = 256
@@ -37,41 +36,60 @@ MAX_SPLIT = 1024  # partials per output; the merge pass reads them with one work
 # The merge pass reads partials with a thread per output once there are this many outputs.
 MERGE_COL_MIN_OUT = 4096
 
-# NonZeroCoordinates (conventional starting points until measured on the H200).
+# NonZeroCoordinates. Measured on an H200 (wgpu-native, 2026-11-22), 8192 x 8192 float32:
+# with 8192-element tiles the count pass read at 3.8 TB/s (70.7 us), and the scatter pass,
+# latency-bound at low density, took 93 us at density 0.001; a rerun on a GPU running ~3x
+# slow throughout (so relative figures only) favoured 16384-element tiles with one scan
+# level (sparse scatter -31%, dense scatter -6%); 32768-element tiles sped the sparse
+# scatter further but slowed density 1 by 16%. The current kernels (sparse-tile path,
+# prefetched loads) are not yet measured there.
 # Threads per workgroup of its three passes; a mask block is 32 x this many elements.
 NONZERO_WG = 256
 # Input words each thread of the count pass loads per tile (the tile is as many mask blocks
-# as that takes: 8192 elements of 32/64-bit types, 16384 of 16-bit, 32768 of 8-bit). 32
-# independent loads per thread keep HBM busy (CUB's select uses 8-16 items per thread), and
-# tiles of 32+ KiB keep the scan small: 8192 tiles for 8192 x 8192 float32.
+# as that takes: 16384 elements of 32-bit types, 8192 of 64-bit, 32768 of 16-bit, 65536
+# of 8-bit). Larger tiles mean fewer, longer workgroups in the scatter pass.
 NONZERO_TILE_LOADS = 64
-# Values one workgroup of the scan pass sums (8 per thread): 2048 tiles in one dispatch,
-# 2048^2 tiles (more than 2^32 elements) in two levels.
+# Values one workgroup of the scan pass sums (16 per thread): 4096 tiles (2^26 float32
+# elements) in one dispatch; every further level costs a dispatch (about 6 us on the H200).
 NONZERO_SCAN_SPAN = 4096
 # Rows the scatter pass stages in workgroup memory per round (8 KiB): a dense mask block
-# (8192 elements) takes 4 rounds, a sparse one a single round.
+# (8192 elements) takes 4 rounds. (Conventional: fits WebGPU's 16 KiB default limit with
+# the kernel's other arrays.)
 NONZERO_STAGE = 2048
 
 
-# TopK1 (dmlgpu/topk.py; conventional starting points until measured on the H200).
+# TopK1 (dmlgpu/topk.py). Measured on an H200 through wgpu-native (2026-11-22), float32
+# 16384 x 16384 along rows, K = 1/8/64/1024: see the numbers below; the rest are starting
+# points until measured.
 # Threads per workgroup of the in-workgroup sort and select kernels, where the device allows
-# it (else 256, WebGPU's core limit): one row of 16384 (the benchmark's) in one workgroup.
+# it (else 256, WebGPU's core limit). 1024 x 16 keeps a row of 16384 in one workgroup's
+# registers: K=8 took 3.0 ms against 3.6 ms at 512 threads (tile 8192, candidates + merge)
+# and 5.3-9.9 ms at 256 threads (tile 4096), all before the early stop below.
 TOPK_WG = 1024
-# Elements each thread of the select kernel holds in registers: the tile (one read of the
-# input, coalesced) is TOPK_WG x this; 16 independent loads per thread cover HBM latency
-# (CUB's radix sort keeps 16-24 keys per thread). At most 32 (a thread's state is a bitmask).
+# Elements each thread of the select kernel holds in registers (the tile is TOPK_WG x this,
+# read once, coalesced, all loads in flight). 512 x 32 doubled the load phase (1.45 against
+# 0.73 ms: register pressure). At most 32 (a thread's state is a bitmask).
 TOPK_ELEMS_PER_THREAD = 16
-# Digit width of the select kernel's radix passes: 2048 bins (8 KiB) take a float32 key in
-# 3 passes; random data usually leaves few pending elements after the first.
+# Digit width of the select kernel's radix passes (2048 bins: a float32 key in 3 passes).
+# 8 bits measured within 10% (K=8: 2.87 against 3.17 ms; K=1024: equal); 11 bits leave
+# smaller bins after the first pass, which the early stop below needs.
 TOPK_RADIX_BITS = 11
 # Rows up to this many elements are bitonic-sorted whole in workgroup memory (several short
-# rows per workgroup); longer rows go to the radix select.
+# rows per workgroup); longer rows go to the radix select. 1M rows of 16, K=4: 0.36 ms
+# (torch.topk 2.1 ms).
 TOPK_SORT_MAX = 2048
 # Most survivors one workgroup sorts (K above it, or above what workgroup memory holds, goes
 # to the multi-dispatch radix strategy). 4096 pairs = 32 KiB.
 TOPK_SELECT_CAP = 4096
+# The select kernel's radix passes stop once the selected elements plus the whole bin of
+# the K-th fit a sort of max(TOPK_SORT_MIN, TOPK_SORT_SLACK x K (to a power of two)): the
+# passes cost about 2 ms of the 3.0 ms of K=8 (each a histogram, a search and 5 barriers)
+# while a bitonic sort of 64 costs about 0.25 ms. Not yet measured with the early stop.
+TOPK_SORT_SLACK = 2
+TOPK_SORT_MIN = 64
 # Strategy "radix": digit width of its global histograms (256 counters per row keep the
 # histograms small for many rows), threads per workgroup and elements per thread per chunk.
+# 1 x 2^24, K=10000: 0.33-0.37 ms (torch.topk 0.41-0.43 ms).
 TOPK_GLOBAL_RADIX_BITS = 8
 TOPK_GLOBAL_WG = 256
 TOPK_GLOBAL_ELEMS_PER_THREAD = 16

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from . import dtypes
 from .tensor import normalize_axis
 
@@ -32,13 +34,14 @@ def axes(value, ndim: int, arg: str = "axes") -> tuple[int, ...]:
     """A non-empty set of distinct axes, normalised to 0..ndim-1; None means all axes."""
     if value is None:
         return tuple(range(ndim))
-    if hasattr(value, "__index__"):
+    if hasattr(value, "__index__") and np.ndim(value) == 0:  # numpy arrays have __index__
         seq = (value,)
     else:
         try:
             seq = tuple(value)
         except TypeError:
-            raise TypeError(f"{arg}: {value!r} is not an integer or a sequence of integers") from None
+            raise TypeError(f"{arg}: {value!r} is not an integer or a sequence of "
+                            "integers") from None
     if not seq:
         raise ValueError(f"{arg}: () is empty (give at least one axis, or None for all)")
     norm = tuple(normalize_axis(a, ndim, arg) for a in seq)

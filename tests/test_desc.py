@@ -81,7 +81,7 @@ def test_tensordesc_of_a_view(dev):
     (lambda a: a[:, ::2], (6, 2)),
     (lambda a: a[::-1], (-6, 1)),
     (lambda a: a.T[1:4], (1, 6)),
-])
+], ids=["steps", "reversed", "transposed-offset"])
 def test_strided_input_desc(dev, view, strides):
     base = random_values(rng_for("strided-desc", strides), (4, 6), "float32")
     t = view(dg.asarray(base))
@@ -134,6 +134,39 @@ def compile_error(dev, make, exc, match):
         dev.compile(make())
 
 
+COMPILE_ERROR_IDS = [
+    "rank0",
+    "rank9",
+    "out-sizes-swapped",
+    "out-sizes-rank1",
+    "out-sizes-rank3",
+    "out-sizes-2-axes",
+    "out-dtype-float32",
+    "out-dtype-uint16",
+    "out-dtype-int8",
+    "axes-out-of-range",
+    "axes-negative-out-of-range",
+    "axes-repeated",
+    "axes-repeated-negative",
+    "axes-empty",
+    "axes-str",
+    "axes-float",
+    "direction-up",
+    "direction-None",
+    "direction-int",
+    "dtype-float64",
+    "dtype-bool",
+    "dtype-object",
+    "dtype-complex64",
+    "dtype-misspelled",
+    "sizes-negative",
+    "sizes-float",
+    "strides-count",
+    "strides-str",
+    "empty-reduction",
+]
+
+
 @pytest.mark.parametrize("make, exc, match", [
     # rank
     (lambda: desc(sizes=(), out_sizes=()), ValueError, r"input.*rank 0.*allowed 1\.\.8"),
@@ -173,7 +206,7 @@ def compile_error(dev, make, exc, match):
     (lambda: desc(strides=(3, "a")), TypeError, r"strides.*'a'"),
     # an empty reduction has no answer
     (lambda: desc(sizes=(0, 3)), ValueError, r"input\.sizes.*\(0, 3\).*empty"),
-], ids=lambda v: v if isinstance(v, str) else None)
+], ids=COMPILE_ERROR_IDS)
 def test_compile_errors(dev, make, exc, match):
     misses = dev.pipelines.misses
     compile_error(dev, make, exc, match)
@@ -257,7 +290,7 @@ def op33(dev):
     (lambda: dg.asarray(np.zeros((3, 6), np.float32))[:, ::2], ValueError,
      r"inputs\[0\]: strides \(6, 2\)"),
     (lambda: X, TypeError, r"inputs\[0\]: expected a dg\.Tensor.*ndarray"),
-])
+], ids=["dtype", "shape", "rank", "transposed", "steps", "numpy"])
 def test_call_errors_input(dev, op33, make, exc, match):
     with pytest.raises(exc, match=match):
         op33(inputs=[make()])
@@ -268,7 +301,7 @@ def test_call_errors_input(dev, op33, make, exc, match):
     (lambda: dg.empty((3, 1), "uint32"), ValueError, r"outputs\[0\]: shape \(3, 1\) .*\(1, 3\)"),
     (lambda: dg.empty((3,), "uint32"), ValueError, r"outputs\[0\]: shape \(3,\)"),
     (lambda: dg.empty((1, 6), "uint32")[:, ::2], ValueError, r"outputs\[0\]: strides"),
-])
+], ids=["dtype", "shape", "rank", "strides"])
 def test_call_errors_output(dev, op33, make, exc, match):
     with pytest.raises(exc, match=match):
         op33(inputs=[dg.asarray(X)], outputs=[make()])
@@ -287,7 +320,7 @@ def test_call_error_wrong_device(dev, windowed_dev, op33):
     (lambda x: dict(inputs=[x, x]), r"inputs.*2.*1"),
     (lambda x: dict(inputs=[]), r"inputs.*0.*1"),
     (lambda x: dict(inputs=[x], outputs=[x, x]), r"outputs.*2.*1"),
-])
+], ids=["two-inputs", "no-inputs", "two-outputs"])
 def test_call_errors_tensor_count(dev, op33, kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):
         op33(**kwargs(dg.asarray(X)))
@@ -303,3 +336,20 @@ def test_broadcast_input_matches_desc_with_zero_strides(dev):
     op = dev.compile(desc(dtype="int8", sizes=(5, 4), strides=(0, 1), out_sizes=(5, 1),
                           axes=(1,), direction="decreasing"))
     assert op(inputs=[x])[0].numpy().ravel().tolist() == [2] * 5
+
+
+def test_output_in_the_input_buffer(dev):
+    """DirectML binds tensors at offsets of shared buffers: an output placed in the input's
+    buffer (not overlapping it) either works or is refused by a ValueError/TypeError naming
+    outputs[0], never by a raw device validation error."""
+    big = dg.asarray(np.array([5, 1, 9, 9, 0, 7, 2, 7, 77, 77, 77, 77], np.uint32))
+    x, y = big[:8].reshape(2, 4), big[8:10].reshape(2, 1)
+    op = dev.compile(desc(dtype="uint32", sizes=(2, 4), out_sizes=(2, 1), axes=(1,)))
+    try:
+        op(inputs=[x], outputs=[y])
+    except (ValueError, TypeError) as e:
+        assert "outputs[0]" in str(e)
+    else:
+        assert big.numpy().tolist() == [5, 1, 9, 9, 0, 7, 2, 7, 2, 1, 77, 77]
+    # the device still works
+    assert op(inputs=[x])[0].numpy().ravel().tolist() == [2, 1]

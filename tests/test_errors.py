@@ -161,3 +161,13 @@ def test_valid_spellings_accepted(dev, x3):
     # a numpy array of axes is a sequence of axes, as a list is
     assert dg.argmin(x3, np.array([0, 2])).numpy().ravel().tolist() == [0, 0, 0]
     assert dg.argmax(x3, np.array(1)).numpy().ravel().tolist() == [2] * 8
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(webgpu="vulkan"),
+     r"webgpu: 'vulkan' is not a WebGPU implementation \(allowed: wgpu, dawn\)"),
+    (dict(adapter="no such adapter 42"), r"adapter: no adapter matches 'no such adapter 42'"),
+])
+def test_device_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        dg.Device(**kwargs)

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from reference import arg_reference, assert_same, random_values
 
 import dmlgpu as dg
-from reference import arg_reference, assert_same, random_values
 
 X = np.array([[[12, 0], [-101, 11]], [[3, 234], [0, -101]]], np.float32)
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from reference import assert_same
 
 import dmlgpu as dg
-from reference import assert_same
 
 X = np.array([[1, 2, 3], [3, 0, 4], [2, 5, 2]], np.float32)
 

@@ -1,0 +1,367 @@
+"""TopK1 (dg.top_k, dg.TopK1Desc) against a numpy reference, for every strategy.
+
+Sizes are chosen per strategy on the default device (lavapipe: 1024 invocations, 32 KiB of
+workgroup memory): "sort" for rows up to 2048, "select" up to 16384 with K <= 2048 (1024
+for 64-bit types), "candidates" above, "radix" for larger K. Each test asserts the strategy
+its sizes are meant to reach, so that a change of thresholds cannot silently skip one.
+"""
+
+import numpy as np
+import pytest
+from reference import ALL_DTYPES, assert_same, random_values, rng_for
+
+import dmlgpu as dg
+
+
+def topk_reference(x: np.ndarray, k: int, axis: int = -1, descending: bool = True,
+                   index_dtype: str = "uint32"):
+    """numpy TopK1: a stable argsort of value ranks (-0.0 ranks with +0.0, NaN above +inf),
+    descending ranks for DECREASING, so that ties keep ascending index order both ways."""
+    x = np.asarray(x)
+    moved = np.moveaxis(x, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    v = rows
+    if v.dtype.kind == "f":
+        nan = np.isnan(v)
+        v = np.where(nan | (v == 0), np.zeros((), v.dtype), v)  # -0.0 -> +0.0
+        uniq = np.unique(v[~nan])
+        rank = np.searchsorted(uniq, v).astype(np.int64)
+        rank[nan] = uniq.size
+    else:
+        rank = np.searchsorted(np.unique(v), v).astype(np.int64)
+    order = np.argsort(-rank if descending else rank, axis=-1, kind="stable")[:, :k]
+    shape = moved.shape[:-1] + (k,)
+    values = np.take_along_axis(rows, order, -1).reshape(shape)
+    indices = order.reshape(shape).astype(index_dtype)
+    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
+def compiled(x: dg.Tensor, k: int, axis: int = -1, direction: str = "decreasing",
+             index_dtype: str = "uint32"):
+    """The compiled operator dg.top_k uses for these arguments (to read its plan)."""
+    ax = axis % x.ndim
+    shape = tuple(k if i == ax else n for i, n in enumerate(x.shape))
+    return x.device.compile(dg.TopK1Desc(dg.TensorDesc.of(x), dg.TensorDesc(x.dtype.name, shape),
+                                         dg.TensorDesc(index_dtype, shape), ax, k, direction))
+
+
+def check(x, k, axis=-1, direction="decreasing", index_dtype="uint32", strategy=None,
+          device=None):
+    """dg.top_k on x (numpy array or dg.Tensor) equals the reference; returns the plan notes."""
+    host = x.numpy() if isinstance(x, dg.Tensor) else np.asarray(x)
+    t = x if isinstance(x, dg.Tensor) else dg.asarray(host, device=device)
+    values, indices = dg.top_k(t, k, axis, axis_direction=direction, index_dtype=index_dtype)
+    ev, ei = topk_reference(host, k, axis, direction == "decreasing", index_dtype)
+    assert_same(indices, ei)
+    assert_same(values, ev)
+    notes = compiled(t, k, axis, direction, index_dtype).plan.notes
+    if strategy is not None:
+        assert notes["strategy"] == strategy, notes
+    return notes
+
+
+# -- the spec's examples --------------------------------------------------------------
+
+X1 = np.array([[[[0, 1, 10, 11], [3, 2, 9, 8], [4, 5, 6, 7]]]], np.float32)
+X2 = np.array([[[[1, 2, 2, 3], [3, 4, 5, 5], [6, 6, 6, 6]]]], np.float32)
+
+
+@pytest.mark.parametrize("x, axis, k, direction, values, indices", [
+    (X1, 3, 2, "decreasing", [[11, 10], [9, 8], [7, 6]], [[3, 2], [2, 3], [3, 2]]),
+    (X1, 2, 2, "decreasing", [[4, 5, 10, 11], [3, 2, 9, 8]], [[2, 2, 0, 0], [1, 1, 1, 1]]),
+    (X2, 3, 3, "decreasing", [[3, 2, 2], [5, 5, 4], [6, 6, 6]], [[3, 1, 2], [2, 3, 1], [0, 1, 2]]),
+    (X2, 3, 3, "increasing", [[1, 2, 2], [3, 4, 5], [6, 6, 6]], [[0, 1, 2], [0, 1, 2], [0, 1, 2]]),
+])
+def test_spec_examples(dev, x, axis, k, direction, values, indices):
+    v, i = dg.top_k(x, k, axis, axis_direction=direction)
+    assert_same(v, np.array(values, np.float32).reshape(v.shape))
+    assert_same(i, np.array(indices, np.uint32).reshape(i.shape))
+    # the same through the DirectML-style layer, with preallocated outputs
+    xt = dg.asarray(x)
+    op = dev.compile(dg.TopK1Desc(dg.TensorDesc.of(xt), dg.TensorDesc.of(v),
+                                  dg.TensorDesc.of(i), axis, k, direction))
+    v2, i2 = dg.empty(v.shape, "float32"), dg.empty(i.shape, "uint32")
+    assert op(inputs=[xt], outputs=[v2, i2]) == [v2, i2]
+    assert_same(v2, v.numpy())
+    assert_same(i2, i.numpy())
+    assert op.plan.notes["strategy"] == "sort"
+
+
+# -- strategy "sort": every dtype, ranks, axes, views ---------------------------------
+
+@pytest.mark.parametrize("direction", ["decreasing", "increasing"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_sort_dtypes(dev, dtype, direction):
+    rng = rng_for("sort", dtype, direction)
+    x = random_values(rng, (5, 3, 37), dtype)  # ties, extremes, NaN/inf/-0.0
+    for k in (1, 6, 37):
+        check(x, k, -1, direction, strategy="sort")
+    check(x, 2, 0, direction, strategy="sort")  # the outer axis: rows are strided
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_64bit_values_differ_in_low_bits(dev, dtype):
+    rng = rng_for("low bits", dtype)
+    base = np.array(1 << 40, dtype)
+    x = (base + rng.integers(0, 4, (4, 3000))).astype(dtype)
+    x[:, 100] = base + 3  # ties with others
+    x[:, 5] = np.iinfo(dtype).max
+    x[:, 6] = np.iinfo(dtype).max - 1
+    for direction in ("decreasing", "increasing"):
+        check(x[:, :1000], 9, -1, direction, strategy="sort")
+        check(x, 9, -1, direction, strategy="select")
+
+
+@pytest.mark.parametrize("shape, axis", [
+    ((7,), 0), ((6, 5), 0), ((4, 3, 5), 1), ((2, 3, 4, 5), -2), ((2, 1, 3, 1, 4), 2),
+    ((2, 2, 1, 2, 2, 3), 5), ((1, 2, 2, 2, 2, 1, 3), 3), ((2, 1, 2, 1, 2, 1, 2, 3), 0),
+])
+def test_sort_ranks_and_axes(dev, shape, axis):
+    x = random_values(rng_for("ranks", shape), shape, "float32")
+    n = shape[axis]
+    for k in sorted({1, (n + 1) // 2, n}):
+        check(x, k, axis, "decreasing", strategy="sort")
+    check(x, n, axis, "increasing", strategy="sort")
+
+
+def test_sort_views(dev):
+    host = random_values(rng_for("views"), (6, 40), "float32")
+    t = dg.asarray(host)
+    check(t.T, 3, 1)  # transposed: rows of stride 40
+    check(t.T, 4, 0)
+    check(t[:, ::3], 5, 1)  # sliced
+    check(t[::-1, ::-2], 5, 1)  # negative strides
+    check(t[1:5, 7:30], 4, 0)  # offset
+    check(dg.broadcast_to(t[2:3, :], (4, 40)), 6, 1)  # stride 0 over rows
+    check(dg.broadcast_to(t[:, 3:4], (6, 9)), 6, 1)  # stride 0 along the axis: all ties
+    check(t.reshape(2, 3, 40).transpose(2, 0, 1), 7, 0)  # middle-strided, axis first
+
+
+def test_many_short_rows(dev):
+    # many rows share a workgroup (segments of 4): row and segment boundaries
+    x = random_values(rng_for("short rows"), (1000, 3), "int16")
+    for k in (1, 2, 3):
+        notes = check(x, k, -1, "increasing", strategy="sort")
+    assert notes["rows_per_group"] > 1
+
+
+# -- strategy "select": one workgroup per row, rows in registers ----------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint8"])
+def test_select(dev, dtype):
+    rng = rng_for("select", dtype)
+    x = random_values(rng, (3, 5000), dtype)
+    for direction in ("decreasing", "increasing"):
+        for k in (2, 37, 1000):
+            check(x, k, -1, direction, strategy="select")
+
+
+@pytest.mark.parametrize("direction", ["decreasing", "increasing"])
+def test_select_k1(dev, direction):
+    x = random_values(rng_for("select k1", direction), (4, 16384), "float32")
+    x[1] = x[1, 77]  # a row of one value: the first index wins
+    check(x, 1, -1, direction, strategy="select")
+    check(x[:, :3001], 1, -1, direction, strategy="select")  # a partial tile
+
+
+def test_select_full_tile_and_distinct(dev):
+    x = random_values(rng_for("select tile"), (2, 16384), "float32", ties=False, specials=False)
+    check(x, 1000, -1, "decreasing", strategy="select")
+    check(x, 2048, -1, "increasing", strategy="select")
+
+
+def test_select_middle_axis(dev):
+    x = random_values(rng_for("select middle"), (3, 2500, 4), "float32")
+    check(x, 11, 1, "decreasing", strategy="select")
+    t = dg.asarray(x)
+    check(t.transpose(2, 1, 0), 5, 1, "increasing", strategy="select")
+
+
+# -- strategy "candidates": per-chunk candidate lists and merge passes ----------------
+
+def test_candidates_long_rows(dev):
+    # rows of 2^20: 64 chunks of 16384 -> 64 lists -> 4 -> 1 (two merge passes)
+    x = random_values(rng_for("2^20"), (2, 1 << 20), "float32")
+    notes = check(x, 1000, -1, "decreasing", strategy="candidates")
+    assert notes["merge_passes"] >= 2
+    check(x, 1, -1, "increasing", strategy="candidates")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_candidates(dev, dtype):
+    rng = rng_for("candidates", dtype)
+    x = random_values(rng, (3, 40000), dtype)
+    for direction in ("decreasing", "increasing"):
+        check(x, 50, -1, direction, strategy="candidates")
+    check(x[:, :16385], 16, -1, "decreasing", strategy="candidates")  # a 1-element chunk
+    check(np.ascontiguousarray(x.T), 7, 0, "increasing", strategy="candidates")
+
+
+# -- strategy "radix": global radix select, survivors sorted and merged ---------------
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_radix(dev, dtype):
+    rng = rng_for("radix", dtype)
+    x = random_values(rng, (2, 9000), dtype)
+    for direction in ("decreasing", "increasing"):
+        notes = check(x, 5000, -1, direction, strategy="radix")
+    assert notes["merge_passes"] >= 1
+    check(x[:1, :5000], 5000, -1, "decreasing", strategy="radix")  # K = N
+    check(x[:, :2600], 2500, -1, "increasing", strategy="radix")  # two runs
+
+
+def test_radix_single_run(dev):
+    # 64-bit keys: K above the select kernel's capacity (1024) but within one sorted run
+    x = random_values(rng_for("radix run"), (2, 3000), "int64")
+    for direction in ("decreasing", "increasing"):
+        notes = check(x, 1500, -1, direction, strategy="radix")
+    assert notes["runs"] == 1 and notes["merge_passes"] == 0
+
+
+def test_radix_middle_axis(dev):
+    x = random_values(rng_for("radix middle"), (2, 4500, 3), "float32")
+    check(x, 4000, 1, "decreasing", strategy="radix")
+
+
+# -- ties, specials, and no sentinel values --------------------------------------------
+
+@pytest.mark.parametrize("n, k, strategy", [
+    (40, 7, "sort"), (5000, 37, "select"), (5000, 1, "select"), (40000, 50, "candidates"),
+    (5000, 3000, "radix"),
+])
+def test_heavy_ties_and_extremes(dev, n, k, strategy):
+    rows = [
+        np.zeros(n, np.float32),  # one value
+        np.full(n, -np.inf, np.float32),  # the lowest value: no sentinel may beat it
+        np.full(n, np.inf, np.float32),
+        np.full(n, np.nan, np.float32),
+        np.tile(np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 1.0], np.float32), n)[:n],
+        np.where(np.arange(n) % 3 == 0, -0.0, 0.0).astype(np.float32),
+    ]
+    x = np.stack(rows)
+    for direction in ("decreasing", "increasing"):
+        check(x, k, -1, direction, strategy=strategy)
+    for dtype in ("int32", "uint16"):  # rows of the type's minimum and maximum
+        info = np.iinfo(dtype)
+        xi = np.stack([np.full(n, info.min, dtype), np.full(n, info.max, dtype),
+                       np.where(np.arange(n) % 5 == 1, info.min, info.max).astype(dtype)])
+        for direction in ("decreasing", "increasing"):
+            check(xi, k, -1, direction)
+
+
+@pytest.mark.parametrize("index_dtype", ["uint64", "int32", "int64"])
+def test_index_dtypes(dev, index_dtype):
+    x = random_values(rng_for("index", index_dtype), (3, 2500), "float32")
+    check(x, 5, -1, "decreasing", index_dtype, strategy="select")
+    check(x[:, :50], 5, -1, "increasing", index_dtype, strategy="sort")
+
+
+def test_deterministic(dev):
+    x = dg.asarray(random_values(rng_for("repeat"), (4, 30000), "float16"))
+    first = [t.numpy() for t in dg.top_k(x, 300)]
+    for _ in range(2):
+        again = [t.numpy() for t in dg.top_k(x, 300)]
+        for a, b in zip(first, again, strict=True):  # bit for bit (the values hold NaNs)
+            assert np.array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+# -- outputs: preallocated, strided, packed -------------------------------------------
+
+@pytest.mark.parametrize("dtype, n, k", [("float16", 30, 4), ("uint8", 30, 4),
+                                         ("int8", 3000, 9), ("float32", 3000, 9)])
+def test_strided_outputs(dev, dtype, n, k):
+    # outputs are every other element of larger tensors: sub-word 8/16-bit values of
+    # neighbouring rows share words, and the elements in between must stay untouched
+    x = random_values(rng_for("strided out", dtype), (5, n), dtype)
+    xt = dg.asarray(x)
+    vbig = random_values(rng_for("fill", dtype), (5, 2 * k + 1), dtype)
+    ibig = np.arange(5 * 3 * k, dtype=np.uint64).reshape(5, 3 * k)
+    vt, it = dg.asarray(vbig), dg.asarray(ibig)
+    vv, iv = vt[:, 1::2], it[:, ::3]
+    op = dev.compile(dg.TopK1Desc(dg.TensorDesc.of(xt), dg.TensorDesc.of(vv),
+                                  dg.TensorDesc.of(iv), 1, k, "increasing"))
+    op(inputs=[xt], outputs=[vv, iv])
+    ev, ei = topk_reference(x, k, 1, False, "uint64")
+    expected_v, expected_i = vbig.copy(), ibig.copy()
+    expected_v[:, 1::2], expected_i[:, ::3] = ev, ei
+    assert_same(vt, expected_v)
+    assert_same(it, expected_i)
+
+
+# -- bindings split into windows, and 2D grids ----------------------------------------
+
+@pytest.mark.parametrize("shape, k, strategy", [
+    ((3, 900), 5, "sort"), ((3, 3000), 40, "select"), ((1, 5000), 2100, "radix"),
+])
+def test_windowed(windowed_dev, shape, k, strategy):
+    x = random_values(rng_for("windowed", shape), shape, "float32")
+    assert x.nbytes > 2 * windowed_dev.window_bytes
+    check(x, k, -1, "decreasing", strategy=strategy, device=windowed_dev)
+    check(x, k, -1, "increasing", strategy=strategy, device=windowed_dev)
+
+
+@pytest.fixture(scope="module")
+def small_grid_dev():
+    """A device whose grid is capped at 7 workgroups per dimension, so that small problems
+    take the 2D grid path that real ones take past 65535 workgroups."""
+    d = dg.Device()
+    d.max_workgroups = 7
+    return d
+
+
+@pytest.mark.parametrize("shape, k, strategy", [
+    ((40, 600), 3, "sort"), ((9, 3000), 5, "select"), ((2, 70000), 9, "candidates"),
+    ((5, 5000), 2100, "radix"),
+])
+def test_2d_grid(small_grid_dev, shape, k, strategy):
+    x = random_values(rng_for("grid", shape), shape, "float32")
+    check(x, k, -1, "decreasing", strategy=strategy, device=small_grid_dev)
+
+
+# -- errors -----------------------------------------------------------------------------
+
+def test_errors(dev):
+    x = dg.asarray(np.zeros((3, 4), np.float32))
+    with pytest.raises(ValueError,
+                       match=r"k: 5 is out of range for axis 1 of size 4 \(allowed 1..4\)"):
+        dg.top_k(x, 5)
+    with pytest.raises(ValueError, match=r"k: 0 is out of range"):
+        dg.top_k(x, 0, 0)
+    with pytest.raises(TypeError, match=r"k: 2.5 is not an integer"):
+        dg.top_k(x, 2.5)
+    with pytest.raises(ValueError, match=r"axis: 2 is out of range for a rank-2 tensor"):
+        dg.top_k(x, 1, 2)
+    with pytest.raises(TypeError, match=r"index_dtype: 'float32' is not a supported type"):
+        dg.top_k(x, 1, index_dtype="float32")
+    with pytest.raises(TypeError, match=r"index_dtype: 'int16'"):
+        dg.top_k(x, 1, index_dtype="int16")
+    with pytest.raises(ValueError, match=r"axis_direction: 'up' is not a direction"):
+        dg.top_k(x, 1, axis_direction="up")
+    with pytest.raises(ValueError, match=r"axis 0 is empty"):
+        dg.top_k(np.zeros((0, 3), np.float32), 1, 0)
+    # an index type too small for the largest index (checked before anything is allocated)
+    big = dg.TensorDesc("uint8", (2**31 + 1,))
+    with pytest.raises(ValueError, match=r"output_index.dtype: int32 cannot hold the largest "
+                                         r"index 2147483648"):
+        dev.compile(dg.TopK1Desc(big, dg.TensorDesc("uint8", (1,)), dg.TensorDesc("int32", (1,)),
+                                 0, 1))
+    desc = dict(input=dg.TensorDesc("float32", (3, 4)),
+                output_value=dg.TensorDesc("float32", (3, 2)),
+                output_index=dg.TensorDesc("uint32", (3, 2)), axis=1, k=2)
+    with pytest.raises(ValueError,
+                       match=r"TopK1Desc.output_index.sizes: \(3, 3\) should be \(3, 2\)"):
+        dev.compile(dg.TopK1Desc(**dict(desc, output_index=dg.TensorDesc("uint32", (3, 3)))))
+    with pytest.raises(TypeError, match=r"TopK1Desc.output_value.dtype: float16 should be"):
+        dev.compile(dg.TopK1Desc(**dict(desc, output_value=dg.TensorDesc("float16", (3, 2)))))
+    with pytest.raises(ValueError, match=r"TopK1Desc.k: 4 is out of range for axis 0 of size 3"):
+        dev.compile(dg.TopK1Desc(**dict(desc, axis=0, k=4)))
+    with pytest.raises(ValueError, match=r"TopK1Desc.axis: -3 is out of range"):
+        dev.compile(dg.TopK1Desc(**dict(desc, axis=-3)))
+    op = dev.compile(dg.TopK1Desc(**desc))
+    with pytest.raises(ValueError, match=r"outputs\[1\]: shape \(3, 4\)"):
+        op(inputs=[x], outputs=[dg.empty((3, 2), "float32"), dg.empty((3, 4), "uint32")])
+
+
+def test_empty_rows(dev):
+    v, i = dg.top_k(np.zeros((0, 5), np.float32), 2)
+    assert v.shape == (0, 2) and i.shape == (0, 2)
