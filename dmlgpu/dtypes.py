@@ -29,6 +29,10 @@ class DType:
     is_float: bool = False
     # raw bits of the value 1 (Hardmax writes 1 and 0), None where the op does not write it
     one_bits: int | None = None
+    # 8/16-bit types: WGSL expression of the keys of every element of word `w` at once, each
+    # in its own lane (lane-wise equal to `key`, NaN lanes all ones), complemented by FLIP
+    # (0 or ~0u: ArgMin's reversed order); one expression per word instead of one per element
+    lanes: str | None = None
 
     @property
     def np(self) -> np.dtype:
@@ -66,15 +70,16 @@ class DType:
 
 _TABLE = [
     DType("float32", 32, "x32", "f32_key(b)", is_float=True, one_bits=0x3F800000),
-    DType("float16", 16, "x16", "f16_key(b)", is_float=True, one_bits=0x3C00),
+    DType("float16", 16, "x16", "f16_key(b)", is_float=True, one_bits=0x3C00,
+          lanes="f16x2_keys(w)"),
     DType("int64", 64, "x64", "vec2<u32>(hi ^ 0x80000000u, lo)"),
     DType("int32", 32, "x32", "b ^ 0x80000000u"),
-    DType("int16", 16, "x16", "b ^ 0x8000u"),
-    DType("int8", 8, "x8", "b ^ 0x80u"),
+    DType("int16", 16, "x16", "b ^ 0x8000u", lanes="w ^ 0x80008000u ^ FLIP"),
+    DType("int8", 8, "x8", "b ^ 0x80u", lanes="w ^ 0x80808080u ^ FLIP"),
     DType("uint64", 64, "x64", "vec2<u32>(hi, lo)"),
     DType("uint32", 32, "x32", "b"),
-    DType("uint16", 16, "x16", "b"),
-    DType("uint8", 8, "x8", "b"),
+    DType("uint16", 16, "x16", "b", lanes="w ^ FLIP"),
+    DType("uint8", 8, "x8", "b", lanes="w ^ FLIP"),
 ]
 DTYPES: dict[str, DType] = {d.name: d for d in _TABLE}
 

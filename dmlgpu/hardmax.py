@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import canon, dispatch, dtypes, plan, runtime, tuning, validate
+from . import canon, dtypes, plan, runtime, tuning, validate
 from .desc import Hardmax1Desc, TensorDesc
 from .device import default_device
-from .tensor import Tensor, asarray, empty
+from .tensor import Tensor, asarray
 
 TYPES = ("float32", "float16")
 
@@ -46,7 +46,7 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
     return p
 
 
-class CompiledHardmax:
+class CompiledHardmax(runtime.CompiledUnary):
     """A compiled Hardmax1: constraints checked and pipelines built at construction."""
 
     def __init__(self, device, desc: Hardmax1Desc):
@@ -68,24 +68,6 @@ class CompiledHardmax:
             for step in self.plan.steps:
                 device.pipelines.get(step.template, **step.variables,
                                      n_in_win=0 if step.source == "none" else 1, n_out_win=1)
-
-    def launches(self, x: Tensor, y: Tensor) -> list[dispatch.Launch]:
-        scratch = None
-        if self.plan.partial_bytes:
-            scratch = self.device.create_buffer(self.plan.partial_bytes, what="partials")
-        return runtime.launches(self.device, self.plan, x, y, scratch)
-
-    def __call__(self, inputs, outputs=None) -> list[Tensor]:
-        (x,) = runtime.unpack(inputs, 1, "inputs")
-        runtime.check_tensor(x, self.desc.input, self.device, "inputs[0]")
-        if outputs is None:
-            y = empty(self.desc.output.sizes, self.desc.output.dtype, device=self.device)
-        else:
-            (y,) = runtime.unpack(outputs, 1, "outputs")
-        runtime.check_tensor(y, self.desc.output, self.device, "outputs[0]")
-        if not self._empty:
-            dispatch.run(self.device, self.launches(x, y))
-        return [y]
 
 
 def hardmax(x, axes=-1) -> Tensor:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
+from . import dispatch, dtypes, tensor
 from . import plan as planmod
+from .desc import TensorDesc
 from .dispatch import Launch
 
 
@@ -31,10 +32,7 @@ def unpack(tensors, count: int, arg: str) -> list:
 def tensor_desc(x, arg: str = "x"):
     """The TensorDesc of a dg.Tensor, or of what uploading array-like `x` would give, so that
     every check runs before anything is uploaded."""
-    from .desc import TensorDesc
-    from .tensor import Tensor
-
-    if isinstance(x, Tensor):
+    if isinstance(x, tensor.Tensor):
         return TensorDesc.of(x)
     arr = np.asarray(x)
     dtypes.lookup(arr.dtype, f"{arg}.dtype" if arg != "x" else "x")
@@ -43,9 +41,7 @@ def tensor_desc(x, arg: str = "x"):
 
 def check_tensor(t, desc, device, arg: str) -> None:
     """A tensor passed to a compiled operator must match its TensorDesc exactly."""
-    from .tensor import Tensor
-
-    if not isinstance(t, Tensor):
+    if not isinstance(t, tensor.Tensor):
         raise TypeError(f"{arg}: expected a dg.Tensor, got {type(t).__name__}")
     if t.device is not device:
         raise ValueError(f"{arg}: the tensor lives on another device ({t.device!r}) than the "
@@ -89,3 +85,29 @@ def launches(device, plan, x, out, scratch=None) -> list[Launch]:
                                       win_words=device.window_bytes // 4)
         result.append(Launch(pipeline, layout, src + dst, params, step.n_groups))
     return result
+
+
+class CompiledUnary:
+    """Base of compiled operators with one input and one output whose work is one plan
+    (ArgMax/ArgMin, Hardmax1). Subclasses set desc, plan and _empty in __init__."""
+
+    device = desc = plan = None
+    _empty = False
+
+    def launches(self, x, y) -> list[Launch]:
+        scratch = None
+        if self.plan.partial_bytes:
+            scratch = self.device.create_buffer(self.plan.partial_bytes, what="partials")
+        return launches(self.device, self.plan, x, y, scratch)
+
+    def __call__(self, inputs, outputs=None) -> list:
+        (x,) = unpack(inputs, 1, "inputs")
+        check_tensor(x, self.desc.input, self.device, "inputs[0]")
+        if outputs is None:
+            y = tensor.empty(self.desc.output.sizes, self.desc.output.dtype, device=self.device)
+        else:
+            (y,) = unpack(outputs, 1, "outputs")
+        check_tensor(y, self.desc.output, self.device, "outputs[0]")
+        if not self._empty:
+            dispatch.run(self.device, self.launches(x, y))
+        return [y]
