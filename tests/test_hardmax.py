@@ -2,21 +2,11 @@
 
 import numpy as np
 import pytest
-from reference import arg_reference, assert_same, random_values
+from reference import assert_same, hardmax_reference, random_values
 
 import dmlgpu as dg
 
 X = np.array([[[12, 0], [-101, 11]], [[3, 234], [0, -101]]], np.float32)
-
-
-def hardmax_reference(x: np.ndarray, axes) -> np.ndarray:
-    idx = arg_reference(x, axes, "max", False, "int64")
-    axes = tuple(sorted(a % x.ndim for a in axes))
-    kept = [a for a in range(x.ndim) if a not in axes]
-    moved = np.transpose(x, kept + list(axes))
-    flat = np.zeros(moved.reshape([x.shape[a] for a in kept] + [-1]).shape, x.dtype)
-    np.put_along_axis(flat, idx.reshape([x.shape[a] for a in kept] + [1]), 1, axis=-1)
-    return np.transpose(flat.reshape(moved.shape), np.argsort(kept + list(axes)))
 
 
 @pytest.mark.parametrize("axes, expected", [
@@ -36,7 +26,9 @@ def test_last_axis_is_default(dev):
 SHAPES = [  # (shape, axes): fused rows, odd rows sharing 16-bit words, middle and split axes
     ((7,), (0,)), ((5, 300), (1,)), ((5, 301), (1,)), ((9, 3), (1,)), ((300, 5), (0,)),
     ((3, 4, 5), (0, 2)), ((2, 3, 4, 5), (1, 2)), ((65, 33), (0,)), ((4, 1, 6), (1,)),
+    ((2, 3, 4, 1, 5), (4,)), ((3, 1, 2, 4, 2, 3), (0, 3, 5)), ((2, 2, 3, 1, 2, 3, 2), (6, 2)),
     ((2, 3, 1, 2, 3, 2, 1, 3), (0, 3, 7)), ((3, 2, 2, 1, 2, 2, 3, 2), (1, 2, 5, 6)),
+    ((2, 3, 4), (0, 1, 2)),
 ]
 
 
