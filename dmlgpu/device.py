@@ -6,6 +6,7 @@ One of three modules (with `pipelines` and `dispatch`) that touch wgpu.
 from __future__ import annotations
 
 import importlib
+import itertools
 import os
 import threading
 from collections import OrderedDict
@@ -13,6 +14,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .errors import DeviceLimitError, DmlgpuError
+from .pool import BufferPool
 
 IMPLEMENTATIONS = {"wgpu": ("wgpu", "wgpu-native"), "dawn": ("wgpudawn", "dawn")}
 
@@ -29,10 +31,20 @@ _WANTED_LIMITS = (
 )
 # Optional features used behind a capability check, each with a tested portable fallback.
 _OPTIONAL_FEATURES = ("timestamp-query", "shader-f16")
+# Requested whenever the adapter has it (Dawn): Dawn objects are not thread-safe without
+# it, and a wrapper releases the last reference to a buffer from whatever thread drops it
+# (every call dmlgpu itself makes holds Device.lock; wgpu-native is thread-safe anyway).
+_THREAD_FEATURES = ("implicit-device-synchronization",)
+# Uniform blocks of one submission share a buffer at offsets of this many bytes (WebGPU's
+# largest allowed min-uniform-buffer-offset-alignment, so valid on every device).
+UNIFORM_ALIGN = 256
 
 # Bindings start at multiples of this (it is >= every adapter's min storage offset alignment
 # and a multiple of 8, so no 64-bit element straddles two windows).
 WINDOW_ALIGN = 256
+
+
+_serials = itertools.count(1)
 
 
 class Device:
@@ -42,6 +54,9 @@ class Device:
     adapter: substring of the adapter name (case-insensitive); default from DMLGPU_ADAPTER.
     max_binding_size: cap the bytes of one storage binding below the device's limit (tests
     use it to exercise tensors that span several bindings on small data).
+
+    Thread-safe: every call into WebGPU holds `lock`; the compile, pipeline and buffer-pool
+    caches are guarded. Per-call scratch and uniform buffers come from `pool` (pool.py).
     """
 
     def __init__(self, webgpu: str | None = None, adapter: str | None = None, *,
@@ -65,6 +80,7 @@ class Device:
         alimits = self.adapter.limits
         required = {k: alimits[k] for k in _WANTED_LIMITS if k in alimits}
         wanted = _OPTIONAL_FEATURES if features is None else features
+        wanted = tuple(wanted) + _THREAD_FEATURES
         self.features = frozenset(f for f in wanted if f in self.adapter.features)
         self.device = self.adapter.request_device_sync(
             required_features=sorted(self.features), required_limits=required)
@@ -79,10 +95,12 @@ class Device:
         # bindings left for windows of one tensor after the uniform and other tensors
         self.max_storage_bindings = self.limits["max-storage-buffers-per-shader-stage"]
         self.lock = threading.RLock()
+        self.serial = next(_serials)  # tells devices on one adapter apart in messages
         from .pipelines import PipelineCache  # noqa: PLC0415 - avoids an import cycle
 
         self.pipelines = PipelineCache(self)
         self._compiled = OrderedDict()
+        self.pool = BufferPool(self._pool_create)
 
     def compile(self, desc):
         """Check a DirectML-style description and build its pipelines once."""
@@ -119,7 +137,8 @@ class Device:
 
     def __repr__(self):
         i = self.info
-        return f"<dmlgpu.Device {i['adapter']!r} {i['backend']} via {i['implementation']}>"
+        return (f"<dmlgpu.Device #{self.serial} {i['adapter']!r} {i['backend']} via "
+                f"{i['implementation']}>")
 
     # -- buffers -------------------------------------------------------------------------
 
@@ -132,9 +151,50 @@ class Device:
                 f"({self.max_buffer_size} bytes)")
         u = self.wgpu.BufferUsage
         try:
-            return self.device.create_buffer(size=size, usage=u.STORAGE | u.COPY_SRC | u.COPY_DST)
+            with self.lock:
+                return self.device.create_buffer(size=size,
+                                                 usage=u.STORAGE | u.COPY_SRC | u.COPY_DST)
         except Exception as e:  # out of memory surfaces as a validation/OOM error
-            raise DmlgpuError(f"{what}: allocating {size} bytes failed: {e}") from e
+            raise DmlgpuError(f"{what}: allocating {size} bytes failed on "
+                              f"{self.implementation} (out of device memory, or the device "
+                              f"was lost): {e}") from e
+
+    def scratch(self, nbytes: int, what: str = "scratch"):
+        """A storage buffer of at least `nbytes` from the pool, for work inside one call;
+        give it back with `recycle` once the submission using it is queued."""
+        return self.pool.acquire("storage", nbytes, what)
+
+    def recycle(self, buffers) -> None:
+        """Return pool buffers (None entries are skipped) after their submission is queued."""
+        self.pool.release(buffers)
+
+    def _pool_create(self, kind: str, nbytes: int, what: str):
+        if kind == "storage":
+            return self.create_buffer(nbytes, what=what)
+        u = self.wgpu.BufferUsage
+        try:
+            with self.lock:
+                return self.device.create_buffer(size=nbytes, usage=u.UNIFORM | u.COPY_DST)
+        except Exception as e:
+            raise DmlgpuError(f"{what}: allocating a {nbytes}-byte uniform buffer failed on "
+                              f"{self.implementation}: {e}") from e
+
+    def uniforms(self, blocks: list) -> tuple:
+        """The uniform blocks of one submission in one pool buffer, written through the
+        queue (so after every earlier submission, see pool.py): (buffer, slot bytes).
+        Block i is at offset i * slot. Give the buffer back with `recycle` after submit."""
+        size = max(b.nbytes for b in blocks)
+        slot = -(-size // UNIFORM_ALIGN) * UNIFORM_ALIGN
+        data = np.zeros(slot * len(blocks), np.uint8)
+        for i, b in enumerate(blocks):
+            data[i * slot:i * slot + b.nbytes] = np.ascontiguousarray(b).view(np.uint8).ravel()
+        buf = self.pool.acquire("uniform", data.nbytes, "uniforms")
+        try:
+            self.upload(buf, data)
+        except BaseException:
+            self.pool.release([buf])
+            raise
+        return buf, slot
 
     def upload(self, buffer, data: np.ndarray, offset: int = 0) -> None:
         raw = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
@@ -142,19 +202,30 @@ class Device:
         if pad:
             raw = np.concatenate([raw, np.zeros(pad, np.uint8)])
         if raw.size:
-            self.device.queue.write_buffer(buffer, offset, raw)
+            try:
+                with self.lock:
+                    self.device.queue.write_buffer(buffer, offset, raw)
+            except Exception as e:
+                raise DmlgpuError(f"writing {raw.size} bytes to the GPU failed on "
+                                  f"{self.implementation} (the device may be lost): {e}") from e
 
     def download(self, buffer, offset: int, nbytes: int) -> np.ndarray:
         """Bytes [offset, offset+nbytes) of a buffer; offset and nbytes multiples of 4."""
         if nbytes == 0:
             return np.zeros(0, np.uint8)
-        with self.lock:
-            data = self.device.queue.read_buffer(buffer, offset, nbytes)
+        try:
+            with self.lock:
+                data = self.device.queue.read_buffer(buffer, offset, nbytes)
+        except Exception as e:
+            raise DmlgpuError(f"reading {nbytes} bytes back from the GPU failed on "
+                              f"{self.implementation} (the device may be lost): {e}") from e
         return np.frombuffer(data, np.uint8)
 
     def uniform(self, data: np.ndarray):
+        """A new uniform buffer holding `data` (the launches use `uniforms`, pooled)."""
         u = self.wgpu.BufferUsage
-        return self.device.create_buffer_with_data(data=data, usage=u.UNIFORM)
+        with self.lock:
+            return self.device.create_buffer_with_data(data=data, usage=u.UNIFORM)
 
 
 def _dawn_exact_timestamps(module) -> None:

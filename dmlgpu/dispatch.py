@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import codegen
+from .errors import DmlgpuError
 
 _GROUPS_X = codegen._OFFSETS["groups_x"][0]
 
@@ -36,23 +37,44 @@ def grid(n_groups: int, max_per_dim: int) -> tuple[int, int]:
     return max_per_dim, y
 
 
-def encode(device, encoder, launches: list[Launch], timestamp_writes=None) -> None:
+def encode(device, encoder, launches: list[Launch], timestamp_writes=None) -> list:
+    """Record the launches in one compute pass; returns the pool buffers it took (the
+    uniforms), to give back with device.recycle once the encoder's work is submitted."""
     gpu = device.device
-    cpass = encoder.begin_compute_pass(timestamp_writes=timestamp_writes)
-    for ln in launches:
-        if ln.n_groups == 0:
-            continue
-        gx, gy = grid(ln.n_groups, device.max_workgroups)
+    live = [ln for ln in launches if ln.n_groups]
+    grids = [grid(ln.n_groups, device.max_workgroups) for ln in live]  # checked before any
+    for ln, (gx, _) in zip(live, grids, strict=True):  # allocation
         ln.params[_GROUPS_X] = gx
-        entries = [{"binding": 0, "resource": {"buffer": device.uniform(ln.params),
-                                               "offset": 0, "size": ln.params.nbytes}}]
-        for b, (buf, off, size) in enumerate(ln.resources, 1):
-            entries.append({"binding": b, "resource": {"buffer": buf, "offset": off, "size": size}})
-        group = gpu.create_bind_group(layout=ln.layout, entries=entries)
-        cpass.set_pipeline(ln.pipeline)
-        cpass.set_bind_group(0, group)
-        cpass.dispatch_workgroups(gx, gy, 1)
-    cpass.end()
+    ubuf, slot = device.uniforms([ln.params for ln in live]) if live else (None, 0)
+    try:
+        cpass = encoder.begin_compute_pass(timestamp_writes=timestamp_writes)
+        for i, (ln, (gx, gy)) in enumerate(zip(live, grids, strict=True)):
+            entries = [{"binding": 0, "resource": {"buffer": ubuf, "offset": i * slot,
+                                                   "size": ln.params.nbytes}}]
+            for b, (buf, off, size) in enumerate(ln.resources, 1):
+                entries.append({"binding": b,
+                                "resource": {"buffer": buf, "offset": off, "size": size}})
+            group = gpu.create_bind_group(layout=ln.layout, entries=entries)
+            cpass.set_pipeline(ln.pipeline)
+            cpass.set_bind_group(0, group)
+            cpass.dispatch_workgroups(gx, gy, 1)
+        cpass.end()
+    except BaseException:
+        device.recycle([ubuf])
+        raise
+    return [ubuf]
+
+
+def _raise_gpu_error(device, launches, e: Exception):
+    """Errors of our own checks pass through; anything the WebGPU implementation raises
+    while encoding or submitting (validation, out of memory, a lost device) becomes a
+    DmlgpuError that names the kernels."""
+    if isinstance(e, (ValueError, TypeError, DmlgpuError)):
+        raise e
+    names = sorted({getattr(ln.pipeline, "label", "") or "?" for ln in launches})
+    raise DmlgpuError(f"submitting {len(launches)} dispatch(es) of {', '.join(names)} failed "
+                      f"on {device.implementation} (the device may be lost): "
+                      f"{type(e).__name__}: {e}") from e
 
 
 _recorders: list[list] = []
@@ -73,12 +95,18 @@ def recording():
 def run(device, launches: list[Launch]) -> None:
     """Submit the launches; results stay on the GPU."""
     launches = list(launches)
-    for rec in _recorders:
+    for rec in list(_recorders):  # another thread may leave its block meanwhile
         rec.append(launches)
-    with device.lock:
-        encoder = device.device.create_command_encoder()
-        encode(device, encoder, launches)
-        device.device.queue.submit([encoder.finish()])
+    used = []
+    try:
+        with device.lock:
+            encoder = device.device.create_command_encoder()
+            used = encode(device, encoder, launches)
+            device.device.queue.submit([encoder.finish()])
+    except Exception as e:
+        _raise_gpu_error(device, launches, e)
+    finally:
+        device.recycle(used)  # queued: later uses are ordered after this submission
 
 
 class GpuTimer:
@@ -96,12 +124,18 @@ class GpuTimer:
     def run(self, launches: list[Launch]) -> float:
         """Run the launches once; returns GPU seconds between the pass's start and end."""
         dev = self.device
-        with dev.lock:
-            encoder = dev.device.create_command_encoder()
-            encode(dev, encoder, launches, timestamp_writes={
-                "query_set": self.query_set, "beginning_of_pass_write_index": 0,
-                "end_of_pass_write_index": 1})
-            encoder.resolve_query_set(self.query_set, 0, 2, self.resolve, 0)
-            dev.device.queue.submit([encoder.finish()])
-            t = np.frombuffer(dev.device.queue.read_buffer(self.resolve, 0, 16), np.uint64)
+        used = []
+        try:
+            with dev.lock:
+                encoder = dev.device.create_command_encoder()
+                used = encode(dev, encoder, launches, timestamp_writes={
+                    "query_set": self.query_set, "beginning_of_pass_write_index": 0,
+                    "end_of_pass_write_index": 1})
+                encoder.resolve_query_set(self.query_set, 0, 2, self.resolve, 0)
+                dev.device.queue.submit([encoder.finish()])
+                t = np.frombuffer(dev.device.queue.read_buffer(self.resolve, 0, 16), np.uint64)
+        except Exception as e:
+            _raise_gpu_error(dev, launches, e)
+        finally:
+            dev.recycle(used)
         return float(int(t[1]) - int(t[0])) * 1e-9

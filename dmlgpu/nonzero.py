@@ -18,6 +18,7 @@ import operator
 from . import canon, dispatch, dtypes, runtime, tuning, validate
 from . import plan as planmod
 from .desc import NonZeroCoordinatesDesc, TensorDesc
+from .device import default_device
 from .errors import DeviceLimitError
 from .tensor import Tensor, asarray, empty
 
@@ -161,9 +162,11 @@ class CompiledNonZeroCoordinates:
                 device.pipelines.get(step.template, **step.variables,
                                      n_in_win=wins[step.source], n_out_win=wins[step.sink])
 
-    def launches(self, x: Tensor, count: Tensor, coords: Tensor) -> list[dispatch.Launch]:
+    def launches(self, x: Tensor, count: Tensor, coords: Tensor,
+                 scratch=None) -> list[dispatch.Launch]:
         dev, p = self.device, self.plan
-        scratch = dev.create_buffer(p.partial_bytes, what="NonZeroCoordinates scratch")
+        if scratch is None:
+            scratch = dev.create_buffer(p.partial_bytes, what="NonZeroCoordinates scratch")
         budget = dev.max_storage_bindings
         _, s_wins = planmod.windows(scratch, 0, p.partial_bytes, dev.window_bytes,
                                     budget - 1, "NonZeroCoordinates scratch")
@@ -208,7 +211,9 @@ class CompiledNonZeroCoordinates:
             count, coords = outputs
         runtime.check_tensor(count, d.output_count, self.device, "outputs[0]")
         runtime.check_tensor(coords, d.output_coordinates, self.device, "outputs[1]")
-        dispatch.run(self.device, self.launches(x, count, coords))
+        with runtime.pooled_scratch(self.device, self.plan.partial_bytes,
+                                    "NonZeroCoordinates scratch") as scratch:
+            dispatch.run(self.device, self.launches(x, count, coords, scratch))
         return [count, coords]
 
 
@@ -221,11 +226,11 @@ def nonzero_coordinates(x, coordinate_rank=None) -> tuple[Tensor, Tensor]:
     without leading size-1 dimensions). Rows from count on are undefined. -0.0 counts as
     zero; NaN and denormals count as non-zero.
     """
-    x = asarray(x)
-    validate.rank(x.shape, "x")
-    lo, hi = coordinate_ranks(x.shape)
+    xd = runtime.tensor_desc(x)  # every check below runs before a numpy input is uploaded
+    validate.rank(xd.sizes, "x")
+    lo, hi = coordinate_ranks(xd.sizes)
     if coordinate_rank is None:
-        n = x.ndim
+        n = len(xd.sizes)
     else:
         if isinstance(coordinate_rank, bool):
             raise TypeError(f"coordinate_rank: {coordinate_rank!r} is not an integer")
@@ -234,9 +239,12 @@ def nonzero_coordinates(x, coordinate_rank=None) -> tuple[Tensor, Tensor]:
         except TypeError:
             raise TypeError(f"coordinate_rank: {coordinate_rank!r} is not an integer") from None
         if not lo <= n <= hi:
-            raise ValueError(f"coordinate_rank: {n} is out of range for x of shape {x.shape} "
-                             f"(allowed {lo}..{hi})")
-    desc = NonZeroCoordinatesDesc(TensorDesc.of(x), TensorDesc("uint32", (1,)),
-                                  TensorDesc("uint32", (x.size, n)))
-    count, coords = x.device.compile(desc)(inputs=[x])
+            raise ValueError(f"coordinate_rank: {n} is out of range for x of shape "
+                             f"{xd.sizes} (allowed {lo}..{hi})")
+    m = 1
+    for size in xd.sizes:
+        m *= size
+    desc = NonZeroCoordinatesDesc(xd, TensorDesc("uint32", (1,)), TensorDesc("uint32", (m, n)))
+    device = x.device if isinstance(x, Tensor) else default_device()
+    count, coords = device.compile(desc)(inputs=[asarray(x, device=device)])
     return count, coords

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from . import dispatch, dtypes, tensor
@@ -67,6 +69,8 @@ def launches(device, plan, x, out, scratch=None) -> list[Launch]:
     n_out_win_max = device.max_storage_bindings - 1
     out_off, out_wins = bind(device, out, n_out_win_max, "output")
     in_off, in_wins = bind(device, x, device.max_storage_bindings - len(out_wins), "input")
+    # bind what the plan uses: a pooled scratch buffer may be larger
+    scratch_bytes = max(4, -(-plan.partial_bytes // 4) * 4)
     result = []
     for step in plan.steps:
         if step.source == "none":  # writes only (Hardmax's zero fill)
@@ -74,11 +78,11 @@ def launches(device, plan, x, out, scratch=None) -> list[Launch]:
         elif step.source == "input":
             src, src_off = in_wins, in_off
         else:
-            src, src_off = [(scratch, 0, scratch.size)], 0
+            src, src_off = [(scratch, 0, scratch_bytes)], 0
         if step.sink == "output":
             dst, dst_off = out_wins, out_off
         else:
-            dst, dst_off = [(scratch, 0, scratch.size)], 0
+            dst, dst_off = [(scratch, 0, scratch_bytes)], 0
         pipeline, layout = device.pipelines.get(step.template, **step.variables,
                                                 n_in_win=len(src), n_out_win=len(dst))
         params = planmod.pack_uniform(step.params, in_offset=src_off, out_offset=dst_off,
@@ -94,9 +98,9 @@ class CompiledUnary:
     device = desc = plan = None
     _empty = False
 
-    def launches(self, x, y) -> list[Launch]:
-        scratch = None
-        if self.plan.partial_bytes:
+    def launches(self, x, y, scratch=None) -> list[Launch]:
+        """The launches for x -> y; without `scratch`, a partials buffer of their own."""
+        if scratch is None and self.plan.partial_bytes:
             scratch = self.device.create_buffer(self.plan.partial_bytes, what="partials")
         return launches(self.device, self.plan, x, y, scratch)
 
@@ -109,5 +113,18 @@ class CompiledUnary:
             (y,) = unpack(outputs, 1, "outputs")
         check_tensor(y, self.desc.output, self.device, "outputs[0]")
         if not self._empty:
-            dispatch.run(self.device, self.launches(x, y))
+            with pooled_scratch(self.device, self.plan.partial_bytes, "partials") as scratch:
+                dispatch.run(self.device, self.launches(x, y, scratch))
         return [y]
+
+
+@contextlib.contextmanager
+def pooled_scratch(device, nbytes: int, what: str):
+    """A scratch buffer from the device's pool (None for 0 bytes) for one call's work, given
+    back when the block ends: after dispatch.run has queued the submission using it, so
+    that every later use is ordered after it (see pool.py)."""
+    buf = device.scratch(nbytes, what) if nbytes else None
+    try:
+        yield buf
+    finally:
+        device.recycle([buf])

@@ -32,6 +32,7 @@ from . import canon, dispatch, dtypes, runtime, tuning, validate
 from .canon import Dim
 from .codegen import pack_params
 from .desc import TensorDesc, TopK1Desc
+from .device import default_device
 from .errors import DeviceLimitError
 from .tensor import Tensor, asarray, empty, normalize_axis
 
@@ -267,10 +268,15 @@ class CompiledTopK:
                 device.pipelines.get(step.template, **step.variables, **_windows(step, 1, 1, 1))
 
     def _scratch_buffer(self, name: str):
-        buf = self._scratch.get(name)
-        if buf is None:
-            buf = self.device.create_buffer(self.plan.scratch[name], what=f"TopK1 scratch {name}")
-            self._scratch[name] = buf
+        # Kept for the operator's life and shared by concurrent calls: each submission
+        # writes its scratch before reading it, and submissions run in queue order, so a
+        # later call never overwrites one still in flight (see pool.py).
+        with self.device.lock:
+            buf = self._scratch.get(name)
+            if buf is None:
+                buf = self.device.create_buffer(self.plan.scratch[name],
+                                                what=f"TopK1 scratch {name}")
+                self._scratch[name] = buf
         return buf
 
     def launches(self, x: Tensor, values: Tensor, indices: Tensor) -> list[dispatch.Launch]:
@@ -299,7 +305,7 @@ class CompiledTopK:
         return result
 
     def __call__(self, inputs, outputs=None) -> list[Tensor]:
-        (x,) = inputs
+        (x,) = runtime.unpack(inputs, 1, "inputs")
         runtime.check_tensor(x, self.desc.input, self.device, "inputs[0]")
         if outputs is None:
             v = empty(self.desc.output_value.sizes, self.desc.output_value.dtype,
@@ -307,7 +313,7 @@ class CompiledTopK:
             i = empty(self.desc.output_index.sizes, self.desc.output_index.dtype,
                       device=self.device)
         else:
-            v, i = outputs
+            v, i = runtime.unpack(outputs, 2, "outputs")
         runtime.check_tensor(v, self.desc.output_value, self.device, "outputs[0]")
         runtime.check_tensor(i, self.desc.output_index, self.device, "outputs[1]")
         if not self._empty:
@@ -346,13 +352,14 @@ def top_k(x, k, axis=-1, *, axis_direction="decreasing", index_dtype="uint32"):
     their indices along it -> (values, indices), both of the input's rank with `axis` of size
     K. Equal values come in ascending index order (both directions); NaN ranks above +inf;
     -0.0 equals +0.0."""
-    x = asarray(x)
-    validate.rank(x.shape, "x")
-    ax = normalize_axis(axis, x.ndim, "axis")
-    k = check_k(k, x.shape[ax], ax, "k")
-    idx = validate.index_dtype(index_dtype, x.shape[ax] - 1, "index_dtype").name
-    out_shape = tuple(k if i == ax else n for i, n in enumerate(x.shape))
-    desc = TopK1Desc(TensorDesc.of(x), TensorDesc(x.dtype.name, out_shape),
-                     TensorDesc(idx, out_shape), ax, k, axis_direction)
-    values, indices = x.device.compile(desc)(inputs=[x])
+    xd = runtime.tensor_desc(x)  # every check below runs before a numpy input is uploaded
+    validate.rank(xd.sizes, "x")
+    ax = normalize_axis(axis, len(xd.sizes), "axis")
+    k = check_k(k, xd.sizes[ax], ax, "k")
+    idx = validate.index_dtype(index_dtype, xd.sizes[ax] - 1, "index_dtype").name
+    out_shape = tuple(k if i == ax else n for i, n in enumerate(xd.sizes))
+    desc = TopK1Desc(xd, TensorDesc(xd.dtype, out_shape), TensorDesc(idx, out_shape), ax, k,
+                     axis_direction)
+    device = x.device if isinstance(x, Tensor) else default_device()
+    values, indices = device.compile(desc)(inputs=[asarray(x, device=device)])
     return values, indices

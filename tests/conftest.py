@@ -3,6 +3,8 @@ import os
 import pytest
 
 import dmlgpu as dg
+from dmlgpu import dispatch, pipelines, pool
+from dmlgpu.device import Device
 
 
 def pytest_report_header(config):
@@ -41,3 +43,18 @@ def pytest_terminal_summary(terminalreporter):
              for name, d in devices.items()]
     if parts:
         terminalreporter.write_line("dmlgpu " + "; ".join(parts))
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    """Fails the test if a pipeline is built, a buffer created or taken from a pool, data
+    uploaded or a kernel launched."""
+    def forbid(what):
+        def f(*args, **kwargs):
+            raise AssertionError(f"reached the GPU: {what}")
+        return f
+    monkeypatch.setattr(Device, "create_buffer", forbid("create_buffer"))
+    monkeypatch.setattr(Device, "upload", forbid("upload"))
+    monkeypatch.setattr(pool.BufferPool, "acquire", forbid("pool.acquire"))
+    monkeypatch.setattr(pipelines.PipelineCache, "get", forbid("pipelines.get"))
+    monkeypatch.setattr(dispatch, "run", forbid("dispatch.run"))

@@ -81,3 +81,44 @@ def mixed_values(rng: np.random.Generator, shape, dtype: str) -> np.ndarray:
     a = random_values(rng, shape, dtype, ties=True)
     b = random_values(rng, shape, dtype, ties=False)
     return np.where(rng.random(shape) < 0.5, a, b).astype(dtype)
+
+
+def hardmax_reference(x: np.ndarray, axes) -> np.ndarray:
+    """Hardmax1: 1 at the first maximum (ArgMax, INCREASING) of every subset over `axes`."""
+    idx = arg_reference(x, axes, "max", False, "int64")
+    axes = tuple(sorted(a % x.ndim for a in axes))
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = np.transpose(x, kept + list(axes))
+    flat = np.zeros(moved.reshape([x.shape[a] for a in kept] + [-1]).shape, x.dtype)
+    np.put_along_axis(flat, idx.reshape([x.shape[a] for a in kept] + [1]), 1, axis=-1)
+    return np.transpose(flat.reshape(moved.shape), np.argsort(kept + list(axes)))
+
+
+def topk_reference(x: np.ndarray, k: int, axis: int = -1, descending: bool = True,
+                   index_dtype: str = "uint32"):
+    """numpy TopK1: a stable argsort of value ranks (-0.0 ranks with +0.0, NaN above +inf),
+    descending ranks for DECREASING, so that ties keep ascending index order both ways."""
+    x = np.asarray(x)
+    moved = np.moveaxis(x, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    v = rows
+    if v.dtype.kind == "f":
+        nan = np.isnan(v)
+        v = np.where(nan | (v == 0), np.zeros((), v.dtype), v)  # -0.0 -> +0.0
+        uniq = np.unique(v[~nan])
+        rank = np.searchsorted(uniq, v).astype(np.int64)
+        rank[nan] = uniq.size
+    else:
+        rank = np.searchsorted(np.unique(v), v).astype(np.int64)
+    order = np.argsort(-rank if descending else rank, axis=-1, kind="stable")[:, :k]
+    shape = moved.shape[:-1] + (k,)
+    values = np.take_along_axis(rows, order, -1).reshape(shape)
+    indices = order.reshape(shape).astype(index_dtype)
+    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
+def nonzero_reference(x: np.ndarray, n_coords: int | None = None) -> np.ndarray:
+    """NonZeroCoordinates' defined rows: the coordinates (over the last `n_coords` dims) of
+    the non-zero elements in row-major order (-0.0 is zero, NaN is not)."""
+    n_coords = x.ndim if n_coords is None else n_coords
+    return np.argwhere(x.reshape(x.shape[x.ndim - n_coords:])).astype(np.uint32)

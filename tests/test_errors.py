@@ -1,5 +1,6 @@
 """Bad arguments to the functional API (dg.argmax/dg.argmin): each raises ValueError or
-TypeError naming the argument and the value, before anything reaches the GPU."""
+TypeError naming the argument and the value, before anything reaches the GPU (the
+`no_gpu` fixture is in conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,27 +10,11 @@ import numpy as np
 import pytest
 
 import dmlgpu as dg
-from dmlgpu import dispatch, pipelines
-from dmlgpu.device import Device
 
 
 @pytest.fixture
 def x3(dev):
     return dg.asarray(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
-
-
-@pytest.fixture
-def no_gpu(monkeypatch):
-    """Fails the test if a pipeline is built, a buffer created, data uploaded or a kernel
-    launched."""
-    def forbid(what):
-        def f(*args, **kwargs):
-            raise AssertionError(f"reached the GPU: {what}")
-        return f
-    monkeypatch.setattr(Device, "create_buffer", forbid("create_buffer"))
-    monkeypatch.setattr(Device, "upload", forbid("upload"))
-    monkeypatch.setattr(pipelines.PipelineCache, "get", forbid("pipelines.get"))
-    monkeypatch.setattr(dispatch, "run", forbid("dispatch.run"))
 
 
 FNS = [dg.argmax, dg.argmin]

@@ -8,32 +8,9 @@ its sizes are meant to reach, so that a change of thresholds cannot silently ski
 
 import numpy as np
 import pytest
-from reference import ALL_DTYPES, assert_same, random_values, rng_for
+from reference import ALL_DTYPES, assert_same, random_values, rng_for, topk_reference
 
 import dmlgpu as dg
-
-
-def topk_reference(x: np.ndarray, k: int, axis: int = -1, descending: bool = True,
-                   index_dtype: str = "uint32"):
-    """numpy TopK1: a stable argsort of value ranks (-0.0 ranks with +0.0, NaN above +inf),
-    descending ranks for DECREASING, so that ties keep ascending index order both ways."""
-    x = np.asarray(x)
-    moved = np.moveaxis(x, axis, -1)
-    rows = moved.reshape(-1, moved.shape[-1])
-    v = rows
-    if v.dtype.kind == "f":
-        nan = np.isnan(v)
-        v = np.where(nan | (v == 0), np.zeros((), v.dtype), v)  # -0.0 -> +0.0
-        uniq = np.unique(v[~nan])
-        rank = np.searchsorted(uniq, v).astype(np.int64)
-        rank[nan] = uniq.size
-    else:
-        rank = np.searchsorted(np.unique(v), v).astype(np.int64)
-    order = np.argsort(-rank if descending else rank, axis=-1, kind="stable")[:, :k]
-    shape = moved.shape[:-1] + (k,)
-    values = np.take_along_axis(rows, order, -1).reshape(shape)
-    indices = order.reshape(shape).astype(index_dtype)
-    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
 
 
 def compiled(x: dg.Tensor, k: int, axis: int = -1, direction: str = "decreasing",
