@@ -221,12 +221,6 @@ class Device:
                               f"{self.implementation} (the device may be lost): {e}") from e
         return np.frombuffer(data, np.uint8)
 
-    def uniform(self, data: np.ndarray):
-        """A new uniform buffer holding `data` (the launches use `uniforms`, pooled)."""
-        u = self.wgpu.BufferUsage
-        with self.lock:
-            return self.device.create_buffer_with_data(data=data, usage=u.UNIFORM)
-
 
 def _dawn_exact_timestamps(module) -> None:
     """Dawn rounds timestamps to 65.5 us unless told otherwise (a toggle of its instance,
