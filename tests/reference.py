@@ -5,6 +5,7 @@ from __future__ import annotations
 import zlib
 
 import numpy as np
+import pytest
 
 import dmlgpu as dg
 
@@ -122,3 +123,19 @@ def nonzero_reference(x: np.ndarray, n_coords: int | None = None) -> np.ndarray:
     the non-zero elements in row-major order (-0.0 is zero, NaN is not)."""
     n_coords = x.ndim if n_coords is None else n_coords
     return np.argwhere(x.reshape(x.shape[x.ndim - n_coords:])).astype(np.uint32)
+
+
+# Inputs of unsupported types and the fragment their error message must name: every
+# operator refuses them with a TypeError before anything reaches the GPU.
+UNSUPPORTED_INPUTS = [
+    pytest.param(np.zeros(3, np.float64), r"float64", id="float64"),
+    pytest.param(np.zeros(3, bool), r"bool", id="bool"),
+    pytest.param(np.zeros(3, np.complex64), r"complex64", id="complex64"),
+    pytest.param(np.array(["a", "b"]), r"<U1|str", id="str"),
+    pytest.param(np.array([object(), 1]), r"object|'O'", id="object"),
+    pytest.param(np.array(["2020-01-01"], "datetime64[D]"), r"datetime64|M8", id="datetime64"),
+    # python floats are float64: never converted silently
+    pytest.param([1.0, 2.0], r"float64", id="pylist-float"),
+    pytest.param(None, r"object|'O'", id="None"),
+]
+UNSUPPORTED_INPUT_MESSAGE = r"(x|dtype).*({}).*not a supported.*allowed"
