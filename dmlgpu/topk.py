@@ -156,6 +156,21 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         notes.update(strategy="sort", segment=seg, rows_per_group=per)
     elif k <= sel_cap:
         lists = _ceil(n, tile)
+        twg = tuning.TOPK_THRESHOLD_WG
+        threshold = (k <= min(tuning.TOPK_THRESHOLD_MAX_K, twg) and n >= twg
+                     and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_MIN_ROWS))
+        if threshold:
+            tcap = tuning.TOPK_THRESHOLD_CAP
+            buckets = min(twg, max(tuning.TOPK_THRESHOLD_MIN_BUCKETS, _pow2_ceil(2 * k)))
+            add("topk_threshold.wgsl.j2",
+                dict(binds=out_binds + (() if k == 1 else ("ctl",)), wg=twg,
+                     unroll=tuning.TOPK_THRESHOLD_UNROLL, buckets=buckets, cap=tcap,
+                     k_one=k == 1), {}, rows)
+            notes.update(buckets=buckets)
+            if k == 1:  # exact as it is: no candidates, no fallback
+                notes.update(strategy="threshold")
+                return TopKPlan(steps, scratch, notes)
+            scratch["ctl"] = rows * 4
         # the radix select stops once this many survivors (or fewer) are left to sort
         stop = min(sel_cap, max(tuning.TOPK_SORT_MIN, tuning.TOPK_SORT_SLACK * _pow2_ceil(k)))
         if k == 1:  # a reduction: no histogram, no sort
@@ -163,10 +178,12 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         else:
             sel = dict(wg=wg, ept=ept, k_one=False, cap=sel_cap, bins=sel_bins,
                        passes=sel_passes)
+        sel["guard"] = threshold
+        guard = ("ctl",) if threshold else ()
         first_sink = "output" if lists == 1 else "cands"
         add("topk_select.wgsl.j2",
-            dict(sel, binds=out_binds if lists == 1 else ("input", "cout"), source="input",
-                 sink=first_sink),
+            dict(sel, binds=(out_binds if lists == 1 else ("input", "cout")) + guard,
+                 source="input", sink=first_sink),
             dict(chunk=tile, n_split=lists, aux3=stop), rows * lists,
             cout=None if lists == 1 else "a")
         per_group = tile // k  # lists one merge workgroup takes (>= 2: k <= tile / 2)
@@ -178,7 +195,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             last = nl == 1
             if not last:
                 scratch[other] = max(scratch.get(other, 0), rows * nl * k * ew * 4)
-            binds = ("input", "index", "value", "cin") if last else ("cin", "cout")
+            binds = (("input", "index", "value", "cin") if last else ("cin", "cout")) + guard
             add("topk_select.wgsl.j2",
                 dict(sel, binds=binds, source="cands", sink="output" if last else "cands"),
                 dict(n_split=nl, aux1=lists, aux2=per_group, aux3=stop), rows * nl, cin=cur,
@@ -186,8 +203,11 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             merges.append(nl)
             lists = nl
             cur, other = other, cur
-        notes.update(strategy="select" if not merges else "candidates", tile=tile,
+        fallback = "select" if not merges else "candidates"
+        notes.update(strategy="threshold" if threshold else fallback, tile=tile,
                      chunks=_ceil(n, tile), lists_per_merge=per_group, merge_passes=len(merges))
+        if threshold:  # the fallback kernels redo the rows with too many ties at T
+            notes.update(fallback=fallback, threshold_cap=tcap)
     else:
         gwg, gept = tuning.TOPK_GLOBAL_WG, tuning.TOPK_GLOBAL_ELEMS_PER_THREAD
         chunk = gwg * gept

@@ -87,6 +87,21 @@ TOPK_SELECT_CAP = 4096
 # while a bitonic sort of 64 costs about 0.25 ms. Not yet measured with the early stop.
 TOPK_SORT_SLACK = 2
 TOPK_SORT_MIN = 64
+# Strategy "threshold" (K <= TOPK_THRESHOLD_MAX_K): threads per workgroup (one row each),
+# loads in flight per thread (8 as for the argmax rows, tuning.REDUCE_UNROLL's sweep), the
+# candidates kept (expected about -B ln(1 - K/B) for distinct keys with B buckets: 9 for
+# K = 8, 89 for K = 64, 177 for K = 128, so 512 leaves room for ties), and the fewest rows
+# for which it replaces "candidates" on rows longer than a tile (one workgroup per row
+# needs many rows to fill the GPU).
+# H100, 16384x16384 float32, one bucket per thread (B = 256): K = 8 1.15 ms, K = 64 1.24 ms
+# (the "select" kernel: 2.52 and 3.03 ms); with 512 threads 3.03 and 3.12 ms, as ranking
+# the B thread bests costs B^2: hence B = 2K buckets (at least TOPK_THRESHOLD_MIN_BUCKETS).
+TOPK_THRESHOLD_WG = 256
+TOPK_THRESHOLD_UNROLL = 8
+TOPK_THRESHOLD_MAX_K = 128
+TOPK_THRESHOLD_MIN_BUCKETS = 32
+TOPK_THRESHOLD_CAP = 512
+TOPK_THRESHOLD_MIN_ROWS = 1024
 # Strategy "radix": digit width of its global histograms (256 counters per row keep the
 # histograms small for many rows), threads per workgroup and elements per thread per chunk.
 # 1 x 2^24, K=10000: 0.33-0.37 ms (torch.topk 0.41-0.43 ms).

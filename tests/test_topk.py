@@ -1,9 +1,13 @@
 """TopK1 (dg.top_k, dg.TopK1Desc) against a numpy reference, for every strategy.
 
 Sizes are chosen per strategy on the default device (lavapipe: 1024 invocations, 32 KiB of
-workgroup memory): "sort" for rows up to 2048, "select" up to 16384 with K <= 2048 (1024
-for 64-bit types), "candidates" above, "radix" for larger K. Each test asserts the strategy
-its sizes are meant to reach, so that a change of thresholds cannot silently skip one.
+workgroup memory): "sort" for rows up to 2048; for longer rows "threshold" when K <= 128
+(and the row fits a tile or there are many rows), whose fallback ("select" or "candidates")
+redoes rows with heavy ties; "select" up to 16384 with K <= 2048 (1024 for 64-bit types),
+"candidates" above, "radix" for larger K. Each test asserts the strategy its sizes are meant
+to reach, so that a change of thresholds cannot silently skip one; `tuned` makes a device
+whose plans see other tuning numbers (to reach "select" with a small K, or to force the
+threshold kernel's fallback on rows without ties).
 """
 
 import numpy as np
@@ -11,6 +15,7 @@ import pytest
 from reference import ALL_DTYPES, assert_same, random_values, rng_for, topk_reference
 
 import dmlgpu as dg
+from dmlgpu import tuning
 
 
 def compiled(x: dg.Tensor, k: int, axis: int = -1, direction: str = "decreasing",
@@ -35,6 +40,21 @@ def check(x, k, axis=-1, direction="decreasing", index_dtype="uint32", strategy=
     if strategy is not None:
         assert notes["strategy"] == strategy, notes
     return notes
+
+
+@pytest.fixture
+def tuned(monkeypatch):
+    """tuned(NAME=value, ...) -> a new device whose operators are planned with those tuning
+    numbers (they stay set for the test; compiled operators are cached per device)."""
+    def make(**numbers):
+        for name, value in numbers.items():
+            assert hasattr(tuning, name), name
+            monkeypatch.setattr(tuning, name, value)
+        return dg.Device()
+    return make
+
+
+NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0)
 
 
 # -- the spec's examples --------------------------------------------------------------
@@ -86,7 +106,7 @@ def test_64bit_values_differ_in_low_bits(dev, dtype):
     x[:, 6] = np.iinfo(dtype).max - 1
     for direction in ("decreasing", "increasing"):
         check(x[:, :1000], 9, -1, direction, strategy="sort")
-        check(x, 9, -1, direction, strategy="select")
+        check(x, 9, -1, direction, strategy="threshold")
 
 
 @pytest.mark.parametrize("shape, axis", [
@@ -125,20 +145,22 @@ def test_many_short_rows(dev):
 # -- strategy "select": one workgroup per row, rows in registers ----------------------
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint8"])
-def test_select(dev, dtype):
+def test_select(tuned, dtype):
+    d = tuned(**NO_THRESHOLD)
     rng = rng_for("select", dtype)
     x = random_values(rng, (3, 5000), dtype)
     for direction in ("decreasing", "increasing"):
         for k in (2, 37, 1000):
-            check(x, k, -1, direction, strategy="select")
+            check(x, k, -1, direction, strategy="select", device=d)
 
 
 @pytest.mark.parametrize("direction", ["decreasing", "increasing"])
-def test_select_k1(dev, direction):
+def test_select_k1(tuned, direction):
+    d = tuned(**NO_THRESHOLD)
     x = random_values(rng_for("select k1", direction), (4, 16384), "float32")
     x[1] = x[1, 77]  # a row of one value: the first index wins
-    check(x, 1, -1, direction, strategy="select")
-    check(x[:, :3001], 1, -1, direction, strategy="select")  # a partial tile
+    check(x, 1, -1, direction, strategy="select", device=d)
+    check(x[:, :3001], 1, -1, direction, strategy="select", device=d)  # a partial tile
 
 
 def test_select_full_tile_and_distinct(dev):
@@ -147,11 +169,94 @@ def test_select_full_tile_and_distinct(dev):
     check(x, 2048, -1, "increasing", strategy="select")
 
 
-def test_select_middle_axis(dev):
+@pytest.mark.parametrize("strategy", ["threshold", "select"])
+def test_select_middle_axis(dev, tuned, strategy):
+    d = dev if strategy == "threshold" else tuned(**NO_THRESHOLD)
     x = random_values(rng_for("select middle"), (3, 2500, 4), "float32")
-    check(x, 11, 1, "decreasing", strategy="select")
-    t = dg.asarray(x)
-    check(t.transpose(2, 1, 0), 5, 1, "increasing", strategy="select")
+    check(x, 11, 1, "decreasing", strategy=strategy, device=d)
+    t = dg.asarray(x, device=d)
+    check(t.transpose(2, 1, 0), 5, 1, "increasing", strategy=strategy)
+
+
+# -- strategy "threshold": the K-th best thread maximum bounds the candidates ----------
+
+def fallback_flags(x, k, direction="decreasing", device=None):
+    """Runs the "threshold" plan on x and returns its per-row flags (1: the row had too many
+    candidates and was redone by the fallback kernels)."""
+    t = x if isinstance(x, dg.Tensor) else dg.asarray(x, device=device)
+    op = compiled(t, k, -1, direction)
+    assert op.plan.notes["strategy"] == "threshold"
+    op(inputs=[t])
+    rows = op.plan.notes["rows"]
+    return op.device.download(op._scratch["ctl"], 0, 4 * rows).view(np.uint32)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_threshold_dtypes(dev, dtype):
+    # rows 0-2: distinct-ish values with extremes (and NaN/inf/-0.0): few candidates;
+    # rows 3-4: one or two values, so their ties at T overflow into the fallback
+    rng = rng_for("threshold", dtype)
+    x = np.concatenate([random_values(rng, (3, 4099), dtype, ties=False),
+                        random_values(rng, (2, 4099), dtype)])
+    x[3] = x[3, 0]
+    x[4] = np.where(np.arange(4099) % 3 == 0, x[4, 0], x[4, 1])
+    for direction in ("decreasing", "increasing"):
+        for k in (1, 8, 64):
+            notes = check(x, k, -1, direction, strategy="threshold")
+    assert notes["fallback"] == "select"
+    flags = fallback_flags(x, 64)
+    assert list(flags[3:]) == [1, 1]
+    if np.dtype(dtype).itemsize > 1:  # (8-bit rows of 4099 tie at the top even so)
+        assert list(flags[:3]) == [0, 0, 0]
+
+
+@pytest.mark.parametrize("n", [2049, 2304, 4096, 16384])
+def test_threshold_sizes_and_k(dev, n):
+    # n around the unrolled step (256 x 8) and up to a whole tile; K up to the largest
+    x = random_values(rng_for("threshold n", n), (3, n), "float32", ties=False, specials=False)
+    for k in (1, 2, 63, 128):
+        check(x, k, -1, "decreasing", strategy="threshold")
+    check(x, 128, -1, "increasing", strategy="threshold")
+    check(x, 129, -1, "decreasing", strategy="select")  # above TOPK_THRESHOLD_MAX_K
+
+
+def test_threshold_ties_at_t(dev):
+    # few distinct values: many candidates tie at T, within the cap or past it (fallback)
+    rng = rng_for("threshold ties")
+    x = np.stack([rng.integers(0, 2000, 9000), rng.integers(0, 40, 9000),
+                  rng.integers(0, 3, 9000), np.zeros(9000)]).astype(np.int32)
+    for direction in ("decreasing", "increasing"):
+        for k in (1, 10, 100):
+            check(x, k, -1, direction, strategy="threshold")
+
+
+@pytest.mark.parametrize("cap", [16, 128])
+def test_threshold_fallback_rows(tuned, cap):
+    # a small cap sends some rows without ties to the fallback: both kinds in one call
+    d = tuned(TOPK_THRESHOLD_CAP=cap)
+    x = random_values(rng_for("fallback", cap), (24, 5000), "float32", ties=False,
+                      specials=False)
+    for k in (3, 12, 40):
+        notes = check(x, k, -1, "decreasing", strategy="threshold", device=d)
+        assert notes["threshold_cap"] == cap
+    # K near the cap: the expected candidates, about -B ln(1 - K/B) with B buckets (32 for
+    # K = 12: 15.0; 256 for K = 100: 126.6), straddle it
+    flags = fallback_flags(x, 12 if cap == 16 else 100, device=d)
+    assert 0 < flags.sum() < len(flags), flags  # both kinds of rows
+
+
+def test_threshold_long_rows_fallback_candidates(tuned):
+    # rows longer than a tile take "threshold" when there are many of them; rows that fall
+    # back go through the candidate lists and merge passes
+    d = tuned(TOPK_THRESHOLD_MIN_ROWS=2, TOPK_THRESHOLD_CAP=32)
+    rng = rng_for("threshold long")
+    x = random_values(rng, (3, 40000), "float32", ties=False, specials=False)
+    x[1] = np.round(x[1])  # heavy ties: this row falls back
+    for direction in ("decreasing", "increasing"):
+        notes = check(x, 20, -1, direction, strategy="threshold", device=d)
+    assert notes["fallback"] == "candidates"
+    assert list(fallback_flags(x, 20, device=d)) == [0, 1, 0]
+    check(np.ascontiguousarray(x.T), 7, 0, "decreasing", strategy="threshold", device=d)
 
 
 # -- strategy "candidates": per-chunk candidate lists and merge passes ----------------
@@ -203,7 +308,8 @@ def test_radix_middle_axis(dev):
 # -- ties, specials, and no sentinel values --------------------------------------------
 
 @pytest.mark.parametrize("n, k, strategy", [
-    (40, 7, "sort"), (5000, 37, "select"), (5000, 1, "select"), (40000, 50, "candidates"),
+    (40, 7, "sort"), (5000, 37, "threshold"), (5000, 1, "threshold"), (5000, 200, "select"),
+    (40000, 50, "candidates"),
     (5000, 3000, "radix"),
 ])
 def test_heavy_ties_and_extremes(dev, n, k, strategy):
@@ -229,7 +335,8 @@ def test_heavy_ties_and_extremes(dev, n, k, strategy):
 @pytest.mark.parametrize("index_dtype", ["uint64", "int32", "int64"])
 def test_index_dtypes(dev, index_dtype):
     x = random_values(rng_for("index", index_dtype), (3, 2500), "float32")
-    check(x, 5, -1, "decreasing", index_dtype, strategy="select")
+    check(x, 5, -1, "decreasing", index_dtype, strategy="threshold")
+    check(x, 300, -1, "increasing", index_dtype, strategy="select")
     check(x[:, :50], 5, -1, "increasing", index_dtype, strategy="sort")
 
 
@@ -268,7 +375,8 @@ def test_strided_outputs(dev, dtype, n, k):
 # -- bindings split into windows, and 2D grids ----------------------------------------
 
 @pytest.mark.parametrize("shape, k, strategy", [
-    ((3, 900), 5, "sort"), ((3, 3000), 40, "select"), ((1, 5000), 2100, "radix"),
+    ((3, 900), 5, "sort"), ((3, 3000), 40, "threshold"), ((3, 3000), 400, "select"),
+    ((1, 5000), 2100, "radix"),
 ])
 def test_windowed(windowed_dev, shape, k, strategy):
     x = random_values(rng_for("windowed", shape), shape, "float32")
@@ -287,7 +395,8 @@ def small_grid_dev():
 
 
 @pytest.mark.parametrize("shape, k, strategy", [
-    ((40, 600), 3, "sort"), ((9, 3000), 5, "select"), ((2, 70000), 9, "candidates"),
+    ((40, 600), 3, "sort"), ((9, 3000), 5, "threshold"), ((9, 3000), 300, "select"),
+    ((2, 70000), 9, "candidates"),
     ((5, 5000), 2100, "radix"),
 ])
 def test_2d_grid(small_grid_dev, shape, k, strategy):
