@@ -15,7 +15,13 @@ REDUCE_WG = 256
 # wgpu-native (2026-11-22, argmax as a fraction of the copy kernel's 3.97 TB/s):
 #   unroll 2: rows f32 77%, cols f32 71%, flat f16 39%;  unroll 4: 91%, 78%, 44%;
 #   unroll 8: 96%, 91%, 47% (flat int64: 102-104% at every setting).
-REDUCE_UNROLL = 8
+# After the word-at-once 16-bit keys and TARGET_THREADS 2^20 (H200, wgpu-native, same run,
+# unroll 8 -> 16, % of copy): flat f32 95 -> 97%, flat f16 87 -> 89%, rows f32 97 -> 98%,
+# cols f32 91 -> 92%, argmin flat f32 90 -> 91% (torch: flat f16 1.70x -> 1.78x).
+# A further sweep (H200, same conditions, flat f32 / flat f16 % of copy): unroll 16 97/89%,
+# unroll 32 98/90%, REDUCE_WG 512 98/91%, TARGET_THREADS 2^19 95/90%, 2^21 with MAX_SPLIT
+# 8192 95/84%: within the run-to-run spread (+-1%) but for the last, so left as they are.
+REDUCE_UNROLL = 16
 
 # A reduction whose innermost reduced dim is contiguous gets one workgroup per output when
 # the reduction has at least this many elements; below it a thread per output wastes less
@@ -25,13 +31,17 @@ ROW_MIN_RED = 64
 # Threads the GPU needs in flight to saturate memory: an H100/H200 holds 132 SMs x 2048
 # threads. At 2^17 (half of that), argmax over a flat 2^28 float32 on an H200 reached 8% of
 # the copy kernel's bandwidth (2026-11-22, with branchy keys); raised to a full GPU.
-TARGET_THREADS = 1 << 18
+# Then (H200, wgpu-native, same-run ratios, flat 2^28 argmax f32 / argmin f32 / argmax f16
+# as % of copy): 2^18 with MAX_SPLIT 1024: 89/85/85%; 2^19 with 2048: 93/88/88%; 2^20 with
+# 4096: 95/90/87% (torch: 1.02x/0.98x/1.71x). Four times a full GPU: the split workgroups
+# end unevenly, and more of them even out the tail.
+TARGET_THREADS = 1 << 20
 
 # Least work for one workgroup/thread of a split reduction: below this the second pass and
 # the partials cost more than the extra parallelism gives.
 MIN_ROW_CHUNK = 8192  # elements per workgroup (32 per thread at 256 threads)
 MIN_COL_CHUNK = 64  # elements per thread
-MAX_SPLIT = 1024  # partials per output; the merge pass reads them with one workgroup
+MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
 
 # The merge pass reads partials with a thread per output once there are this many outputs.
 MERGE_COL_MIN_OUT = 4096

@@ -238,3 +238,13 @@ def test_quantized_timestamps_are_read_over_several_runs_per_pass(dev):
     samples, runs, timer = runner.gpu_samples([[]])
     assert timer == "wall (timestamps read 0)" and runs == 1
     assert all(_positive(v) for v in samples)
+
+
+def test_limits_tool_runs_every_check(capsys):
+    # the tool that measures inputs at the device's largest buffer (issue: limits), at 4 MiB
+    from dmlgpu.bench import limits
+    assert limits.main(["--max-bytes", str(1 << 22)]) == 0
+    out = capsys.readouterr().out
+    assert "all checks passed" in out and "WRONG" not in out
+    assert out.count(": ok") >= 8
+    assert "a tensor one element past max-buffer-size: ok (DeviceLimitError" in out
