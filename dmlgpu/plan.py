@@ -73,10 +73,6 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         dims["rout"] = [d.strides[1] for d in reds]
     first_sink = sink if split == 1 else "partials"
     packed = strategy == "row" and len(reds) == 1 and red_contig and dt.per_word > 1
-    if packed:  # the packed loop numbers a thread's elements in 32 - bits bits
-        tile = wg * tuning.REDUCE_UNROLL
-        per_thread = _ceil(_ceil(n_red // dt.per_word + 1, tile), split) * tuning.REDUCE_UNROLL
-        packed = per_thread * dt.per_word < 1 << (32 - dt.bits)
     steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
                                  packed_rows=packed, wg=wg, idx_words=idx_words,
                                  unroll=tuning.REDUCE_UNROLL),

@@ -3,7 +3,7 @@ import os
 import pytest
 
 import dmlgpu as dg
-from dmlgpu import dispatch, pipelines, pool
+from dmlgpu import dispatch, pipelines, pool, tuning
 from dmlgpu.device import Device
 
 
@@ -58,3 +58,15 @@ def no_gpu(monkeypatch):
     monkeypatch.setattr(pool.BufferPool, "acquire", forbid("pool.acquire"))
     monkeypatch.setattr(pipelines.PipelineCache, "get", forbid("pipelines.get"))
     monkeypatch.setattr(dispatch, "run", forbid("dispatch.run"))
+
+
+@pytest.fixture
+def tuned(monkeypatch):
+    """tuned(NAME=value, ...) -> a new device whose operators are planned with those tuning
+    numbers (they stay set for the test; compiled operators are cached per device)."""
+    def make(**numbers):
+        for name, value in numbers.items():
+            assert hasattr(tuning, name), name
+            monkeypatch.setattr(tuning, name, value)
+        return dg.Device()
+    return make

@@ -193,6 +193,30 @@ def test_special_values(dev, dtype, length):
     check(pattern_matrix(rows, length), 1, combos=combos)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "int16", "uint8"])
+def test_packed_rows_many_tiles(tuned, dtype):
+    """The packed 8/16-bit row loop with many tiles per thread (one workgroup per row, two
+    words per thread per tile): the best tile is kept by key alone and the index rebuilt
+    from the winner's code, so ties within a tile, across a thread's tiles and across
+    threads must all resolve as numpy does."""
+    dev = tuned(TARGET_THREADS=1, REDUCE_UNROLL=2)
+    n = 20001  # misaligned ends, ~19 tiles of 512 words for 16-bit, ~10 for 8-bit
+    rows = float_rows(dtype) if dtype in FLOATS else int_rows(dtype)
+    rng = rng_for(dtype, "many tiles")
+    few = rng.integers(0, 3, (4, n)).astype(dtype)  # ties everywhere
+    lone = np.zeros((2, n), dtype)
+    lone[0, [3, 9000, 19999]] = 1  # one winner per thread of distant tiles
+    lone[1, [1030, 1030 + 512 * 8]] = 1  # the same thread and position, two tiles apart
+    x = np.concatenate([pattern_matrix(rows, n), few, lone])
+    check(x, 1, tensor=dg.asarray(x, device=dev))
+    x1 = np.ascontiguousarray(x[2:3, 5:])  # an odd start: head and tail words
+    check(x1, 1, tensor=dg.asarray(x1, device=dev))
+    step = dev.compile(dg.ArgMaxDesc(dg.TensorDesc.of(dg.asarray(x, device=dev)),
+                                     dg.TensorDesc("uint32", (x.shape[0], 1)), (1,),
+                                     "increasing")).plan.steps[0]
+    assert step.variables["packed_rows"] and step.params["n_split"] == 1, step
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_nan_first_or_last(dev, dtype):
     x = np.array([1, np.nan, 3, np.nan, -np.inf], dtype)

@@ -15,7 +15,6 @@ import pytest
 from reference import ALL_DTYPES, assert_same, random_values, rng_for, topk_reference
 
 import dmlgpu as dg
-from dmlgpu import tuning
 
 
 def compiled(x: dg.Tensor, k: int, axis: int = -1, direction: str = "decreasing",
@@ -40,18 +39,6 @@ def check(x, k, axis=-1, direction="decreasing", index_dtype="uint32", strategy=
     if strategy is not None:
         assert notes["strategy"] == strategy, notes
     return notes
-
-
-@pytest.fixture
-def tuned(monkeypatch):
-    """tuned(NAME=value, ...) -> a new device whose operators are planned with those tuning
-    numbers (they stay set for the test; compiled operators are cached per device)."""
-    def make(**numbers):
-        for name, value in numbers.items():
-            assert hasattr(tuning, name), name
-            monkeypatch.setattr(tuning, name, value)
-        return dg.Device()
-    return make
 
 
 NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0)
