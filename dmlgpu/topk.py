@@ -171,6 +171,11 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                 notes.update(strategy="threshold")
                 return TopKPlan(steps, scratch, notes)
             scratch["ctl"] = rows * 4
+        wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg,
+                                            out_binds)
+        if wide:
+            scratch["ctl"] = rows * 4
+        guarded = threshold or wide
         # the radix select stops once this many survivors (or fewer) are left to sort
         stop = min(sel_cap, max(tuning.TOPK_SORT_MIN, tuning.TOPK_SORT_SLACK * _pow2_ceil(k)))
         if k == 1:  # a reduction: no histogram, no sort
@@ -178,8 +183,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         else:
             sel = dict(wg=wg, ept=ept, k_one=False, cap=sel_cap, bins=sel_bins,
                        passes=sel_passes)
-        sel["guard"] = threshold
-        guard = ("ctl",) if threshold else ()
+        sel["guard"] = guarded
+        guard = ("ctl",) if guarded else ()
         first_sink = "output" if lists == 1 else "cands"
         add("topk_select.wgsl.j2",
             dict(sel, binds=(out_binds if lists == 1 else ("input", "cout")) + guard,
@@ -204,10 +209,13 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             lists = nl
             cur, other = other, cur
         fallback = "select" if not merges else "candidates"
-        notes.update(strategy="threshold" if threshold else fallback, tile=tile,
-                     chunks=_ceil(n, tile), lists_per_merge=per_group, merge_passes=len(merges))
-        if threshold:  # the fallback kernels redo the rows with too many ties at T
-            notes.update(fallback=fallback, threshold_cap=tcap)
+        first = "threshold" if threshold else "wide" if wide else fallback
+        notes.update(strategy=first, tile=tile, chunks=_ceil(n, tile),
+                     lists_per_merge=per_group, merge_passes=len(merges))
+        if guarded:  # the fallback kernels redo the rows with too many ties at T
+            notes.update(fallback=fallback)
+        if threshold:
+            notes.update(threshold_cap=tcap)
     else:
         gwg, gept = tuning.TOPK_GLOBAL_WG, tuning.TOPK_GLOBAL_ELEMS_PER_THREAD
         chunk = gwg * gept
@@ -247,6 +255,47 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         notes.update(strategy="radix", radix_passes=len(passes), chunks=nch, runs=runs,
                      merge_passes=n_merges)
     return TopKPlan(steps, scratch, notes)
+
+
+def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds) -> bool:
+    """Adds the "wide" kernel's step if the problem suits it (K above the "threshold"
+    kernel's, N = B = 2K slots (to a power of two, at least 64: 32 threads) within workgroup
+    memory, n >= B, many rows or one tile per row); returns whether it did."""
+    slots = _pow2_ceil(2 * k)
+    if not (tuning.TOPK_THRESHOLD_MAX_K < k and 64 <= slots <= tuning.TOPK_WIDE_MAX_SLOTS
+            and n >= slots and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_MIN_ROWS)):
+        return False
+    passes = tuple(p for p in digit_passes(dt, 1, tuning.TOPK_RADIX_BITS) if p[0] != 2)
+    bins = 1 << max(w for _, _, w in passes)
+    wg = min(tuning.TOPK_WIDE_WG, slots // 2, _pow2_floor(max_wg))
+    fixed = 4 * (bins + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
+    if (slots + slots // 32) * 4 * (dt.key_words + 1) + fixed > smem or slots // wg > 16:
+        return False
+    per_thread = slots // wg  # buckets per thread; the unroll covers each of them alike
+    unroll = _ceil(tuning.TOPK_WIDE_UNROLL, per_thread) * per_thread
+    rounds = bitonic_rounds(slots.bit_length() - 1, (slots // wg).bit_length() - 1)
+    add("topk_wide.wgsl.j2",
+        dict(binds=out_binds + ("ctl",), wg=wg, unroll=unroll, buckets=slots, cap=slots,
+             bins=bins, passes=passes, rounds=rounds), {}, rows)
+    moves = sum(a[0] != b[0] for a, b in zip(rounds, rounds[1:], strict=False))
+    notes.update(buckets=slots, wide_wg=wg, wide_rounds=len(rounds), wide_transfers=1 + moves)
+    return True
+
+
+def bitonic_rounds(log_n: int, log_e: int) -> tuple[tuple[int, int, int, int], ...]:
+    """The stages of a bitonic sort of 2^log_n entries, grouped for threads holding 2^log_e
+    entries each: (lo, s, qh, ql) runs the stages of sort size 2^s with strides 2^(lo + q),
+    q = qh down to ql, on the entries whose slots differ in bits [lo, lo + log_e) only.
+    Consecutive rounds of one lo share their registers."""
+    rounds = []
+    for s in range(1, log_n + 1):
+        b = s - 1
+        while b >= 0:
+            g = max(0, b - log_e + 1)  # this round's strides: bits g..b
+            lo = min(g, log_n - log_e)
+            rounds.append((lo, s, b - lo, g - lo))
+            b = g - 1
+    return tuple(rounds)
 
 
 class CompiledTopK:

@@ -112,6 +112,14 @@ TOPK_THRESHOLD_MAX_K = 128
 TOPK_THRESHOLD_MIN_BUCKETS = 32
 TOPK_THRESHOLD_CAP = 512
 TOPK_THRESHOLD_MIN_ROWS = 1024
+# Strategy "wide" (TOPK_THRESHOLD_MAX_K < K, 2K to a power of two slots): threads per
+# workgroup (one row each; a thread holds slots / threads entries of the sort), loads in
+# flight per thread (as "threshold"), and the most slots (4096 pairs of 32-bit keys and
+# indices fill 33 KiB of the 48 KiB WebGPU gives a workgroup on the H100/H200).
+# Not yet measured: the starting points below follow the "threshold" kernel's.
+TOPK_WIDE_WG = 256
+TOPK_WIDE_UNROLL = 8
+TOPK_WIDE_MAX_SLOTS = 4096
 # Strategy "radix": digit width of its global histograms (256 counters per row keep the
 # histograms small for many rows), threads per workgroup and elements per thread per chunk.
 # 1 x 2^24, K=10000: 0.33-0.37 ms (torch.topk 0.41-0.43 ms).

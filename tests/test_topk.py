@@ -15,6 +15,7 @@ import pytest
 from reference import ALL_DTYPES, assert_same, random_values, rng_for, topk_reference
 
 import dmlgpu as dg
+from dmlgpu.topk import bitonic_rounds
 
 
 def compiled(x: dg.Tensor, k: int, axis: int = -1, direction: str = "decreasing",
@@ -41,7 +42,7 @@ def check(x, k, axis=-1, direction="decreasing", index_dtype="uint32", strategy=
     return notes
 
 
-NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0)
+NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0, TOPK_WIDE_MAX_SLOTS=0)  # "select" instead
 
 
 # -- the spec's examples --------------------------------------------------------------
@@ -150,10 +151,11 @@ def test_select_k1(tuned, direction):
     check(x[:, :3001], 1, -1, direction, strategy="select", device=d)  # a partial tile
 
 
-def test_select_full_tile_and_distinct(dev):
+def test_select_full_tile_and_distinct(tuned):
+    d = tuned(**NO_THRESHOLD)
     x = random_values(rng_for("select tile"), (2, 16384), "float32", ties=False, specials=False)
-    check(x, 1000, -1, "decreasing", strategy="select")
-    check(x, 2048, -1, "increasing", strategy="select")
+    check(x, 1000, -1, "decreasing", strategy="select", device=d)
+    check(x, 2048, -1, "increasing", strategy="select", device=d)
 
 
 @pytest.mark.parametrize("strategy", ["threshold", "select"])
@@ -167,12 +169,12 @@ def test_select_middle_axis(dev, tuned, strategy):
 
 # -- strategy "threshold": the K-th best thread maximum bounds the candidates ----------
 
-def fallback_flags(x, k, direction="decreasing", device=None):
-    """Runs the "threshold" plan on x and returns its per-row flags (1: the row had too many
-    candidates and was redone by the fallback kernels)."""
+def fallback_flags(x, k, direction="decreasing", device=None, strategy="threshold"):
+    """Runs the "threshold" (or "wide") plan on x and returns its per-row flags (1: the row
+    had too many candidates and was redone by the fallback kernels)."""
     t = x if isinstance(x, dg.Tensor) else dg.asarray(x, device=device)
     op = compiled(t, k, -1, direction)
-    assert op.plan.notes["strategy"] == "threshold"
+    assert op.plan.notes["strategy"] == strategy
     op(inputs=[t])
     rows = op.plan.notes["rows"]
     return op.device.download(op._scratch["ctl"], 0, 4 * rows).view(np.uint32)
@@ -204,7 +206,7 @@ def test_threshold_sizes_and_k(dev, n):
     for k in (1, 2, 63, 128):
         check(x, k, -1, "decreasing", strategy="threshold")
     check(x, 128, -1, "increasing", strategy="threshold")
-    check(x, 129, -1, "decreasing", strategy="select")  # above TOPK_THRESHOLD_MAX_K
+    check(x, 129, -1, "decreasing", strategy="wide")  # above TOPK_THRESHOLD_MAX_K
 
 
 def test_threshold_ties_at_t(dev):
@@ -244,6 +246,93 @@ def test_threshold_long_rows_fallback_candidates(tuned):
     assert notes["fallback"] == "candidates"
     assert list(fallback_flags(x, 20, device=d)) == [0, 1, 0]
     check(np.ascontiguousarray(x.T), 7, 0, "decreasing", strategy="threshold", device=d)
+
+
+# -- strategy "wide": the K-th best of 2K bucket bests bounds the candidates ------------
+
+def test_bitonic_rounds():
+    # the rounds run exactly the bitonic network's stages, in order, each inside its window
+    for log_n in range(1, 13):
+        for log_e in range(1, min(log_n, 4) + 1):
+            rounds = bitonic_rounds(log_n, log_e)
+            stages = [(s, lo + q) for lo, s, qh, ql in rounds for q in range(qh, ql - 1, -1)]
+            assert stages == [(s, b) for s in range(1, log_n + 1) for b in range(s - 1, -1, -1)]
+            assert all(0 <= ql <= qh < log_e and lo + log_e <= log_n
+                       for lo, _, qh, ql in rounds), rounds
+            assert rounds[-1][0] == 0  # the last round holds consecutive slots: the outputs
+    assert len(bitonic_rounds(11, 3)) == 26
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_wide_dtypes(dev, dtype):
+    # rows 0-2: distinct-ish values with extremes (and NaN/inf/-0.0); rows 3-4: one or two
+    # values, so their ties at T overflow the slots into the fallback
+    rng = rng_for("wide", dtype)
+    # 2048 slots of 64-bit keys need 34 KiB of workgroup memory: more than lavapipe's 32
+    big = 1000 if np.dtype(dtype).itemsize < 8 else 500
+    x = np.concatenate([random_values(rng, (3, 4099), dtype, ties=False),
+                        random_values(rng, (2, 4099), dtype)])
+    x[3] = x[3, 0]
+    x[4] = np.where(np.arange(4099) % 3 == 0, x[4, 0], x[4, 1])
+    for direction in ("decreasing", "increasing"):
+        for k in (129, 300, big):
+            notes = check(x, k, -1, direction, strategy="wide")
+    assert notes["fallback"] == "select" and notes["buckets"] == 1 << (2 * big - 1).bit_length()
+    flags = fallback_flags(x, big, strategy="wide")
+    assert flags[3] == 1
+    if np.dtype(dtype).itemsize > 1:  # (8-bit rows of 4099 tie at the top even so)
+        assert list(flags[:3]) == [0, 0, 0]
+
+
+@pytest.mark.parametrize("n", [512, 2049, 4095, 16384])
+def test_wide_sizes_and_k(tuned, n):
+    # n from the fewest elements (one per bucket: rows of 512 once "sort" stops at 256) past
+    # a tile, around the unrolled step (256 x 8); K just above "threshold"'s, K/B = 1/2, and
+    # up to what the slots allow
+    d = tuned(TOPK_SORT_MAX=256)
+    x = random_values(rng_for("wide n", n), (3, n), "float32", ties=False, specials=False)
+    for k in (129, 256, 1024):
+        if 2 * k <= n:
+            check(x, k, -1, "decreasing", strategy="wide", device=d)
+    check(x, 129, -1, "increasing", strategy="wide", device=d)
+    assert list(fallback_flags(x, 129, device=d, strategy="wide")) == [0, 0, 0]
+
+
+@pytest.mark.parametrize("wg", [32, 128, 512])
+def test_wide_entries_per_thread(tuned, wg):
+    # slots / threads entries in each thread's registers (2 to 16): other round layouts
+    d = tuned(TOPK_WIDE_WG=wg)
+    x = random_values(rng_for("wide wg", wg), (4, 3000), "float32")
+    for k, direction in ((200, "decreasing"), (500, "increasing"))[:1 if wg < 64 else 2]:
+        notes = check(x, k, -1, direction, strategy="wide", device=d)
+        assert notes["wide_wg"] == min(wg, notes["buckets"] // 2)
+        assert 2 <= notes["buckets"] // notes["wide_wg"] <= 16
+
+
+def test_wide_ties_at_t(dev):
+    # few distinct values: many candidates tie at T, within the slots or past them
+    rng = rng_for("wide ties")
+    x = np.stack([rng.integers(0, 20000, 9000), rng.integers(0, 3000, 9000),
+                  rng.integers(0, 40, 9000), np.zeros(9000)]).astype(np.int32)
+    for direction in ("decreasing", "increasing"):
+        for k in (150, 1000):
+            check(x, k, -1, direction, strategy="wide")
+    assert list(fallback_flags(x, 1000, strategy="wide")) == [0, 0, 0, 1]
+
+
+def test_wide_views_and_long_rows(dev, tuned):
+    x = random_values(rng_for("wide views"), (3, 2500, 4), "float32")
+    check(x, 300, 1, "decreasing", strategy="wide")  # a strided axis
+    check(dg.asarray(x).transpose(2, 1, 0), 200, 1, "increasing", strategy="wide")
+    # rows longer than a tile take "wide" when there are many of them; rows that fall back
+    # go through the candidate lists and merge passes
+    d = tuned(TOPK_THRESHOLD_MIN_ROWS=2)
+    y = random_values(rng_for("wide long"), (3, 40000), "float32", ties=False, specials=False)
+    y[1] = np.round(y[1])  # heavy ties: this row falls back
+    for direction in ("decreasing", "increasing"):
+        notes = check(y, 300, -1, direction, strategy="wide", device=d)
+    assert notes["fallback"] == "candidates"
+    assert list(fallback_flags(y, 300, device=d, strategy="wide")) == [0, 1, 0]
 
 
 # -- strategy "candidates": per-chunk candidate lists and merge passes ----------------
@@ -295,7 +384,7 @@ def test_radix_middle_axis(dev):
 # -- ties, specials, and no sentinel values --------------------------------------------
 
 @pytest.mark.parametrize("n, k, strategy", [
-    (40, 7, "sort"), (5000, 37, "threshold"), (5000, 1, "threshold"), (5000, 200, "select"),
+    (40, 7, "sort"), (5000, 37, "threshold"), (5000, 1, "threshold"), (5000, 200, "wide"),
     (40000, 50, "candidates"),
     (5000, 3000, "radix"),
 ])
@@ -323,7 +412,8 @@ def test_heavy_ties_and_extremes(dev, n, k, strategy):
 def test_index_dtypes(dev, index_dtype):
     x = random_values(rng_for("index", index_dtype), (3, 2500), "float32")
     check(x, 5, -1, "decreasing", index_dtype, strategy="threshold")
-    check(x, 300, -1, "increasing", index_dtype, strategy="select")
+    check(x, 300, -1, "increasing", index_dtype, strategy="wide")
+    check(x, 1100, -1, "decreasing", index_dtype, strategy="select")
     check(x[:, :50], 5, -1, "increasing", index_dtype, strategy="sort")
 
 
@@ -362,7 +452,8 @@ def test_strided_outputs(dev, dtype, n, k):
 # -- bindings split into windows, and 2D grids ----------------------------------------
 
 @pytest.mark.parametrize("shape, k, strategy", [
-    ((3, 900), 5, "sort"), ((3, 3000), 40, "threshold"), ((3, 3000), 400, "select"),
+    ((3, 900), 5, "sort"), ((3, 3000), 40, "threshold"), ((3, 3000), 400, "wide"),
+    ((2, 3000), 1100, "select"),
     ((1, 5000), 2100, "radix"),
 ])
 def test_windowed(windowed_dev, shape, k, strategy):
@@ -382,7 +473,8 @@ def small_grid_dev():
 
 
 @pytest.mark.parametrize("shape, k, strategy", [
-    ((40, 600), 3, "sort"), ((9, 3000), 5, "threshold"), ((9, 3000), 300, "select"),
+    ((40, 600), 3, "sort"), ((9, 3000), 5, "threshold"), ((9, 3000), 300, "wide"),
+    ((9, 3000), 1100, "select"),
     ((2, 70000), 9, "candidates"),
     ((5, 5000), 2100, "radix"),
 ])
