@@ -276,7 +276,7 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds) -> bo
     rounds = bitonic_rounds(slots.bit_length() - 1, (slots // wg).bit_length() - 1)
     add("topk_wide.wgsl.j2",
         dict(binds=out_binds + ("ctl",), wg=wg, unroll=unroll, buckets=slots, cap=slots,
-             bins=bins, passes=passes, rounds=rounds), {}, rows)
+             bins=bins, passes=passes), {}, rows)
     moves = sum(a[0] != b[0] for a, b in zip(rounds, rounds[1:], strict=False))
     notes.update(buckets=slots, wide_wg=wg, wide_rounds=len(rounds), wide_transfers=1 + moves)
     return True

@@ -112,14 +112,20 @@ TOPK_THRESHOLD_MAX_K = 128
 TOPK_THRESHOLD_MIN_BUCKETS = 32
 TOPK_THRESHOLD_CAP = 512
 TOPK_THRESHOLD_MIN_ROWS = 1024
-# Strategy "wide" (TOPK_THRESHOLD_MAX_K < K, 2K to a power of two slots): threads per
-# workgroup (one row each; a thread holds slots / threads entries of the sort), loads in
-# flight per thread (as "threshold"), and the most slots (4096 pairs of 32-bit keys and
-# indices fill 33 KiB of the 48 KiB WebGPU gives a workgroup on the H100/H200).
-# Not yet measured: the starting points below follow the "threshold" kernel's.
+# Strategy "wide" (TOPK_THRESHOLD_MAX_K < K, 2K to a power of two slots, at most
+# TOPK_WIDE_MAX_SLOTS of them): threads per workgroup (one row each; a thread holds slots /
+# threads entries of the sort), loads in flight per thread (as "threshold"), and the most
+# slots. 0: off, so "select" takes these K. Measured on an H200 through wgpu-native
+# (2026-11-22), 16384 x 16384 float32, K = 1024 (2048 slots): 7.6-8.1 ms at 256 threads,
+# 10.8 at 128, 6.2-6.8 at 512, 8.3 at 1024, against 5.25 ms for "select". Stopping the kernel
+# after its phases (0.63 ms to T; 3.1-3.4 ms with the candidates gathered) says that the
+# whole kernel runs at a low occupancy, so that even its reads of the row are slow: the
+# sort's registers and the row's reads need separate kernels. Until then it is off.
+# Switched on, 4096 slots (33 KiB of pairs of 32-bit keys and indices) fit the 48 KiB of
+# workgroup memory of the H100/H200.
 TOPK_WIDE_WG = 256
 TOPK_WIDE_UNROLL = 8
-TOPK_WIDE_MAX_SLOTS = 4096
+TOPK_WIDE_MAX_SLOTS = 0
 # Strategy "radix": digit width of its global histograms (256 counters per row keep the
 # histograms small for many rows), threads per workgroup and elements per thread per chunk.
 # 1 x 2^24, K=10000: 0.33-0.37 ms (torch.topk 0.41-0.43 ms).
