@@ -18,6 +18,14 @@ Strategies, by regime (plan.notes["strategy"]):
   "candidates"  longer rows, K <= `select_cap`: the same kernel turns each tile-sized chunk
                 into a sorted candidate list of K; merge passes select the top K of groups
                 of lists until one list per row is left (the last pass writes the outputs).
+  "threshold"   rows longer than `sort_cap` (one tile, or many rows) with K <= 128: one
+                workgroup per row; the K-th best of 2K bucket maxima bounds the candidates,
+                a second read gathers them, ranks place them. Rows with too many ties at
+                the threshold set a flag, and "select"/"candidates" (guarded) redo them.
+  "wide"        the same bound for larger K (off by default: tuning.TOPK_WIDE_MAX_SLOTS):
+                an exact radix select of the threshold, candidates by count, scan and a
+                third read, a register-blocked bitonic sort (`bitonic_rounds`); same
+                fallback.
   "radix"       K > `select_cap`: a global MSD radix select (histogram and find dispatches
                 per 8-bit digit of (key, index)), the K survivors collected, sorted in runs
                 of `sort_cap` and merged pairwise (binary search ranks) into the outputs.

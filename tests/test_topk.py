@@ -4,7 +4,8 @@ Sizes are chosen per strategy on the default device (lavapipe: 1024 invocations,
 workgroup memory): "sort" for rows up to 2048; for longer rows "threshold" when K <= 128
 (and the row fits a tile or there are many rows), whose fallback ("select" or "candidates")
 redoes rows with heavy ties; "select" up to 16384 with K <= 2048 (1024 for 64-bit types),
-"candidates" above, "radix" for larger K. Each test asserts the strategy its sizes are meant
+"candidates" above, "radix" for larger K; "wide" (off by default) where a `tuned` device
+switches it on. Each test asserts the strategy its sizes are meant
 to reach, so that a change of thresholds cannot silently skip one; `tuned` makes a device
 whose plans see other tuning numbers (to reach "select" with a small K, or to force the
 threshold kernel's fallback on rows without ties).
@@ -277,7 +278,7 @@ def test_wide_dtypes(tuned, dtype):
     x[4] = np.where(np.arange(4099) % 3 == 0, x[4, 0], x[4, 1])
     d = tuned(**WIDE)
     for direction in ("decreasing", "increasing"):
-        for k in (129, 300, big):
+        for k in (300, big):  # (K just above "threshold"'s: test_wide_sizes_and_k)
             notes = check(x, k, -1, direction, strategy="wide", device=d)
     assert notes["fallback"] == "select" and notes["buckets"] == 1 << (2 * big - 1).bit_length()
     flags = fallback_flags(x, big, device=d, strategy="wide")
