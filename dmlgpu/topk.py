@@ -22,7 +22,7 @@ Strategies, by regime (plan.notes["strategy"]):
                 workgroup per row; the K-th best of 2K bucket maxima bounds the candidates,
                 a second read gathers them, ranks place them. Rows with too many ties at
                 the threshold set a flag, and "select"/"candidates" (guarded) redo them.
-  "wide"        the same bound for larger K (off by default: tuning.TOPK_WIDE_MAX_SLOTS):
+  "wide"        the same bound for 128 < K <= 512 (tuning.TOPK_WIDE_MAX_SLOTS / 2):
                 an exact radix select of the threshold, candidates by count, scan and a
                 third read, a register-blocked bitonic sort (`bitonic_rounds`); same
                 fallback.

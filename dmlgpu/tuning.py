@@ -116,19 +116,21 @@ TOPK_THRESHOLD_MIN_BUCKETS = 32
 TOPK_THRESHOLD_CAP = 512
 TOPK_THRESHOLD_MIN_ROWS = 1024
 # Strategy "wide" (TOPK_THRESHOLD_MAX_K < K, 2K to a power of two slots, at most
-# TOPK_WIDE_MAX_SLOTS of them): threads per workgroup (one row each; a thread holds slots /
-# threads entries of the sort), loads in flight per thread (as "threshold"), and the most
-# slots. 0: off, so "select" takes these K. Measured on an H200 through wgpu-native
-# (2026-11-22), 16384 x 16384 float32, K = 1024 (2048 slots): 7.6-8.1 ms at 256 threads,
-# 10.8 at 128, 6.2-6.8 at 512, 8.3 at 1024, against 5.25 ms for "select". Stopping the kernel
-# after its phases (0.63 ms to T; 3.1-3.4 ms with the candidates gathered) says that the
-# whole kernel runs at a low occupancy, so that even its reads of the row are slow: the
-# sort's registers and the row's reads need separate kernels. Until then it is off.
-# Switched on, 4096 slots (33 KiB of pairs of 32-bit keys and indices) fit the 48 KiB of
-# workgroup memory of the H100/H200.
+# TOPK_WIDE_MAX_SLOTS of them; above that "select"): threads per workgroup (one row each; a
+# thread holds slots / threads entries of the sort), loads in flight per thread (as
+# "threshold"), and the most slots. Measured on an H200 through wgpu-native (2026-11-22),
+# float32, rows of 16384 (GPU ms at 256 / 512 threads, "select" in the same run):
+#   16384 rows, K = 256 (512 slots):  2.43 / 2.41   select 3.90
+#   16384 rows, K = 512 (1024 slots): 3.64 / 3.78   select 4.74
+#   16384 rows, K = 1024 (2048 slots): 7.6-8.1 / 6.2-6.8   select 5.25
+# and on rows of 2048 with K = 1024: 8.0 / 6.8 ms, against 5.3 for "select" and 4.6 for a
+# plain bitonic sort of each row ("sort"): at 2048 slots the sort phase itself is slow,
+# not the reads (stopping the kernel after its phases: 0.63 ms to T on 16384-wide rows).
+# Hence 1024 slots (K <= 512). 4096 slots (33 KiB of pairs of 32-bit keys and indices)
+# would fit the 48 KiB of workgroup memory of the H100/H200.
 TOPK_WIDE_WG = 256
 TOPK_WIDE_UNROLL = 8
-TOPK_WIDE_MAX_SLOTS = 0
+TOPK_WIDE_MAX_SLOTS = 1024
 # Strategy "radix": digit width of its global histograms (256 counters per row keep the
 # histograms small for many rows), threads per workgroup and elements per thread per chunk.
 # 1 x 2^24, K=10000: 0.33-0.37 ms (torch.topk 0.41-0.43 ms).

@@ -4,8 +4,8 @@ Sizes are chosen per strategy on the default device (lavapipe: 1024 invocations,
 workgroup memory): "sort" for rows up to 2048; for longer rows "threshold" when K <= 128
 (and the row fits a tile or there are many rows), whose fallback ("select" or "candidates")
 redoes rows with heavy ties; "select" up to 16384 with K <= 2048 (1024 for 64-bit types),
-"candidates" above, "radix" for larger K; "wide" (off by default) where a `tuned` device
-switches it on. Each test asserts the strategy its sizes are meant
+"candidates" above, "radix" for larger K; "wide" for 128 < K <= 512 (a `tuned` device
+takes it to K = 1024 on lavapipe). Each test asserts the strategy its sizes are meant
 to reach, so that a change of thresholds cannot silently skip one; `tuned` makes a device
 whose plans see other tuning numbers (to reach "select" with a small K, or to force the
 threshold kernel's fallback on rows without ties).
@@ -44,7 +44,7 @@ def check(x, k, axis=-1, direction="decreasing", index_dtype="uint32", strategy=
 
 
 NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0, TOPK_WIDE_MAX_SLOTS=0)  # "select" instead
-WIDE = dict(TOPK_WIDE_MAX_SLOTS=4096)  # strategy "wide" (off by default: tuning.py says why)
+WIDE = dict(TOPK_WIDE_MAX_SLOTS=4096)  # strategy "wide" also for 512 < K (tuning.py: slower)
 
 
 # -- the spec's examples --------------------------------------------------------------
@@ -208,7 +208,7 @@ def test_threshold_sizes_and_k(dev, n):
     for k in (1, 2, 63, 128):
         check(x, k, -1, "decreasing", strategy="threshold")
     check(x, 128, -1, "increasing", strategy="threshold")
-    check(x, 129, -1, "decreasing", strategy="select")  # above TOPK_THRESHOLD_MAX_K
+    check(x, 129, -1, "decreasing", strategy="wide")  # above TOPK_THRESHOLD_MAX_K
 
 
 def test_threshold_ties_at_t(dev):
@@ -389,7 +389,8 @@ def test_radix_middle_axis(dev):
 # -- ties, specials, and no sentinel values --------------------------------------------
 
 @pytest.mark.parametrize("n, k, strategy", [
-    (40, 7, "sort"), (5000, 37, "threshold"), (5000, 1, "threshold"), (5000, 200, "select"),
+    (40, 7, "sort"), (5000, 37, "threshold"), (5000, 1, "threshold"), (5000, 200, "wide"),
+    (5000, 700, "select"),
     (40000, 50, "candidates"),
     (5000, 3000, "radix"),
 ])
@@ -417,7 +418,8 @@ def test_heavy_ties_and_extremes(dev, n, k, strategy):
 def test_index_dtypes(dev, index_dtype):
     x = random_values(rng_for("index", index_dtype), (3, 2500), "float32")
     check(x, 5, -1, "decreasing", index_dtype, strategy="threshold")
-    check(x, 300, -1, "increasing", index_dtype, strategy="select")
+    check(x, 300, -1, "increasing", index_dtype, strategy="wide")
+    check(x, 600, -1, "decreasing", index_dtype, strategy="select")
     check(x[:, :50], 5, -1, "increasing", index_dtype, strategy="sort")
 
 
@@ -456,7 +458,8 @@ def test_strided_outputs(dev, dtype, n, k):
 # -- bindings split into windows, and 2D grids ----------------------------------------
 
 @pytest.mark.parametrize("shape, k, strategy", [
-    ((3, 900), 5, "sort"), ((3, 3000), 40, "threshold"), ((3, 3000), 400, "select"),
+    ((3, 900), 5, "sort"), ((3, 3000), 40, "threshold"), ((3, 3000), 400, "wide"),
+    ((2, 3000), 700, "select"),
     ((1, 5000), 2100, "radix"),
 ])
 def test_windowed(windowed_dev, shape, k, strategy):
@@ -476,7 +479,8 @@ def small_grid_dev():
 
 
 @pytest.mark.parametrize("shape, k, strategy", [
-    ((40, 600), 3, "sort"), ((9, 3000), 5, "threshold"), ((9, 3000), 300, "select"),
+    ((40, 600), 3, "sort"), ((9, 3000), 5, "threshold"), ((9, 3000), 300, "wide"),
+    ((9, 3000), 700, "select"),
     ((2, 70000), 9, "candidates"),
     ((5, 5000), 2100, "radix"),
 ])
