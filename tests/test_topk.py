@@ -16,6 +16,7 @@ import pytest
 from reference import ALL_DTYPES, assert_same, random_values, rng_for, topk_reference
 
 import dmlgpu as dg
+from dmlgpu import tuning
 from dmlgpu.topk import bitonic_rounds
 
 
@@ -44,6 +45,9 @@ def check(x, k, axis=-1, direction="decreasing", index_dtype="uint32", strategy=
 
 
 NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0, TOPK_WIDE_MAX_SLOTS=0)  # "select" instead
+# The select kernel's capacity follows workgroup memory (2048 32-bit pairs on lavapipe, 4096
+# on 48-KiB GPUs): capped at 1024, the "radix" cases (K >= 1500) reach "radix" on both.
+RADIX_CAP = 1024
 WIDE = dict(TOPK_WIDE_MAX_SLOTS=4096)  # strategy "wide" also for 512 < K (tuning.py: slower)
 
 
@@ -362,28 +366,33 @@ def test_candidates(dev, dtype):
 
 # -- strategy "radix": global radix select, survivors sorted and merged ---------------
 
+@pytest.fixture
+def radix_dev(tuned):
+    return tuned(TOPK_SELECT_CAP=RADIX_CAP)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int64"])
-def test_radix(dev, dtype):
+def test_radix(radix_dev, dtype):
     rng = rng_for("radix", dtype)
     x = random_values(rng, (2, 9000), dtype)
     for direction in ("decreasing", "increasing"):
-        notes = check(x, 5000, -1, direction, strategy="radix")
+        notes = check(x, 5000, -1, direction, strategy="radix", device=radix_dev)
     assert notes["merge_passes"] >= 1
-    check(x[:1, :5000], 5000, -1, "decreasing", strategy="radix")  # K = N
-    check(x[:, :2600], 2500, -1, "increasing", strategy="radix")  # two runs
+    check(x[:1, :5000], 5000, -1, "decreasing", strategy="radix", device=radix_dev)  # K = N
+    check(x[:, :2600], 2500, -1, "increasing", strategy="radix", device=radix_dev)  # two runs
 
 
-def test_radix_single_run(dev):
-    # 64-bit keys: K above the select kernel's capacity (1024) but within one sorted run
+def test_radix_single_run(radix_dev):
+    # 64-bit keys: K above the select kernel's capacity but within one sorted run
     x = random_values(rng_for("radix run"), (2, 3000), "int64")
     for direction in ("decreasing", "increasing"):
-        notes = check(x, 1500, -1, direction, strategy="radix")
+        notes = check(x, 1500, -1, direction, strategy="radix", device=radix_dev)
     assert notes["runs"] == 1 and notes["merge_passes"] == 0
 
 
-def test_radix_middle_axis(dev):
+def test_radix_middle_axis(radix_dev):
     x = random_values(rng_for("radix middle"), (2, 4500, 3), "float32")
-    check(x, 4000, 1, "decreasing", strategy="radix")
+    check(x, 4000, 1, "decreasing", strategy="radix", device=radix_dev)
 
 
 # -- ties, specials, and no sentinel values --------------------------------------------
@@ -394,7 +403,9 @@ def test_radix_middle_axis(dev):
     (40000, 50, "candidates"),
     (5000, 3000, "radix"),
 ])
-def test_heavy_ties_and_extremes(dev, n, k, strategy):
+def test_heavy_ties_and_extremes(dev, monkeypatch, n, k, strategy):
+    if strategy == "radix":
+        monkeypatch.setattr(tuning, "TOPK_SELECT_CAP", RADIX_CAP)
     rows = [
         np.zeros(n, np.float32),  # one value
         np.full(n, -np.inf, np.float32),  # the lowest value: no sentinel may beat it
@@ -462,7 +473,9 @@ def test_strided_outputs(dev, dtype, n, k):
     ((2, 3000), 700, "select"),
     ((1, 5000), 2100, "radix"),
 ])
-def test_windowed(windowed_dev, shape, k, strategy):
+def test_windowed(windowed_dev, monkeypatch, shape, k, strategy):
+    if strategy == "radix":
+        monkeypatch.setattr(tuning, "TOPK_SELECT_CAP", RADIX_CAP)
     x = random_values(rng_for("windowed", shape), shape, "float32")
     assert x.nbytes > 2 * windowed_dev.window_bytes
     check(x, k, -1, "decreasing", strategy=strategy, device=windowed_dev)
@@ -484,7 +497,9 @@ def small_grid_dev():
     ((2, 70000), 9, "candidates"),
     ((5, 5000), 2100, "radix"),
 ])
-def test_2d_grid(small_grid_dev, shape, k, strategy):
+def test_2d_grid(small_grid_dev, monkeypatch, shape, k, strategy):
+    if strategy == "radix":
+        monkeypatch.setattr(tuning, "TOPK_SELECT_CAP", RADIX_CAP)
     x = random_values(rng_for("grid", shape), shape, "float32")
     check(x, k, -1, "decreasing", strategy=strategy, device=small_grid_dev)
 
