@@ -178,12 +178,11 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             if k == 1:  # exact as it is: no candidates, no fallback
                 notes.update(strategy="threshold")
                 return TopKPlan(steps, scratch, notes)
-            scratch["ctl"] = rows * 4
         wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg,
                                             out_binds)
-        if wide:
-            scratch["ctl"] = rows * 4
         guarded = threshold or wide
+        if guarded:  # per-row flags: the rows the fallback kernels below redo
+            scratch["ctl"] = rows * 4
         # the radix select stops once this many survivors (or fewer) are left to sort
         stop = min(sel_cap, max(tuning.TOPK_SORT_MIN, tuning.TOPK_SORT_SLACK * _pow2_ceil(k)))
         if k == 1:  # a reduction: no histogram, no sort
@@ -283,8 +282,8 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds) -> bo
     unroll = _ceil(tuning.TOPK_WIDE_UNROLL, per_thread) * per_thread
     rounds = bitonic_rounds(slots.bit_length() - 1, (slots // wg).bit_length() - 1)
     add("topk_wide.wgsl.j2",
-        dict(binds=out_binds + ("ctl",), wg=wg, unroll=unroll, buckets=slots, cap=slots,
-             bins=bins, passes=passes), {}, rows)
+        dict(binds=out_binds + ("ctl",), wg=wg, unroll=unroll, cap=slots, bins=bins,
+             passes=passes), {}, rows)
     moves = sum(a[0] != b[0] for a, b in zip(rounds, rounds[1:], strict=False))
     notes.update(buckets=slots, wide_wg=wg, wide_rounds=len(rounds), wide_transfers=1 + moves)
     return True
