@@ -22,10 +22,10 @@ Strategies, by regime (plan.notes["strategy"]):
                 workgroup per row; the K-th best of 2K bucket maxima bounds the candidates,
                 a second read gathers them, ranks place them. Rows with too many ties at
                 the threshold set a flag, and "select"/"candidates" (guarded) redo them.
-  "wide"        the same bound for 128 < K <= 512 (tuning.TOPK_WIDE_MAX_SLOTS / 2):
-                an exact radix select of the threshold, candidates by count, scan and a
-                third read, a register-blocked bitonic sort (`bitonic_rounds`); same
-                fallback.
+  "wide"        the same bound for 128 < K <= tuning.TOPK_WIDE_MAX_SLOTS: an exact radix
+                select of the threshold over the bucket bests, the candidates gathered by a
+                second read, an exact radix select of the K best among them, a
+                register-blocked bitonic sort (`bitonic_rounds`); same fallback.
   "radix"       K > `select_cap`: a global MSD radix select (histogram and find dispatches
                 per 8-bit digit of (key, index)), the K survivors collected, sorted in runs
                 of `sort_cap` and merged pairwise (binary search ranks) into the outputs.
@@ -266,26 +266,35 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
 
 def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds) -> bool:
     """Adds the "wide" kernel's step if the problem suits it (K above the "threshold"
-    kernel's, N = B = 2K slots (to a power of two, at least 64: 32 threads) within workgroup
-    memory, n >= B, many rows or one tile per row); returns whether it did."""
-    slots = _pow2_ceil(2 * k)
-    if not (tuning.TOPK_THRESHOLD_MAX_K < k and 64 <= slots <= tuning.TOPK_WIDE_MAX_SLOTS
-            and n >= slots and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_MIN_ROWS)):
+    kernel's; N = K to a power of two sort slots, at least 64 and at most
+    tuning.TOPK_WIDE_MAX_SLOTS; B = TOPK_WIDE_BUCKETS x K buckets (a power of two), n >= B;
+    C candidate slots within workgroup memory; many rows or one tile per row); returns
+    whether it did."""
+    slots = max(64, _pow2_ceil(k))
+    buckets = _pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k)
+    if not (tuning.TOPK_THRESHOLD_MAX_K < k and slots <= tuning.TOPK_WIDE_MAX_SLOTS
+            and n >= buckets and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_MIN_ROWS)):
         return False
-    passes = tuple(p for p in digit_passes(dt, 1, tuning.TOPK_RADIX_BITS) if p[0] != 2)
-    bins = 1 << max(w for _, _, w in passes)
     wg = min(tuning.TOPK_WIDE_WG, slots // 2, _pow2_floor(max_wg))
+    cap = max(slots, _ceil(k * tuning.TOPK_WIDE_CAP_PCT, 100 * wg) * wg)
+    passes = tuple(p for p in digit_passes(dt, 1, tuning.TOPK_WIDE_RADIX_BITS) if p[0] != 2)
+    sel_passes = digit_passes(dt, (n - 1).bit_length(), tuning.TOPK_WIDE_RADIX_BITS)
+    bins = 1 << max(w for _, _, w in passes + sel_passes)
     fixed = 4 * (bins + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
-    if (slots + slots // 32) * 4 * (dt.key_words + 1) + fixed > smem or slots // wg > 16:
+    if ((cap + cap // 32) * 4 * (dt.key_words + 1) + fixed > smem or slots // wg > 16
+            or buckets // wg > 16 or cap // wg > 32):
         return False
-    per_thread = slots // wg  # buckets per thread; the unroll covers each of them alike
+    per_thread = buckets // wg  # buckets per thread; the unroll covers each of them alike
     unroll = _ceil(tuning.TOPK_WIDE_UNROLL, per_thread) * per_thread
-    rounds = bitonic_rounds(slots.bit_length() - 1, (slots // wg).bit_length() - 1)
+    sort_e = min(16, slots // 2, max(slots // wg, tuning.TOPK_WIDE_SORT_ENTRIES))
+    rounds = bitonic_rounds(slots.bit_length() - 1, sort_e.bit_length() - 1)
     add("topk_wide.wgsl.j2",
-        dict(binds=out_binds + ("ctl",), wg=wg, unroll=unroll, cap=slots, bins=bins,
-             passes=passes), {}, rows)
+        dict(binds=out_binds + ("ctl",), wg=wg, unroll=unroll, buckets=buckets, cap=cap,
+             slots=slots, sort_e=sort_e, bins=bins, passes=passes, sel_passes=sel_passes),
+        {}, rows)
     moves = sum(a[0] != b[0] for a, b in zip(rounds, rounds[1:], strict=False))
-    notes.update(buckets=slots, wide_wg=wg, wide_rounds=len(rounds), wide_transfers=1 + moves)
+    notes.update(buckets=buckets, wide_wg=wg, wide_cap=cap, wide_slots=slots, wide_e=sort_e,
+                 wide_rounds=len(rounds), wide_transfers=1 + moves)
     return True
 
 

@@ -115,21 +115,27 @@ TOPK_THRESHOLD_MAX_K = 128
 TOPK_THRESHOLD_MIN_BUCKETS = 32
 TOPK_THRESHOLD_CAP = 512
 TOPK_THRESHOLD_MIN_ROWS = 1024
-# Strategy "wide" (TOPK_THRESHOLD_MAX_K < K, 2K to a power of two slots, at most
-# TOPK_WIDE_MAX_SLOTS of them; above that "select"): threads per workgroup (one row each; a
-# thread holds slots / threads entries of the sort), loads in flight per thread (as
-# "threshold"), and the most slots. Measured on an H200 through wgpu-native (2026-11-22),
-# float32, rows of 16384 (GPU ms at 256 / 512 threads, "select" in the same run):
-#   16384 rows, K = 256 (512 slots):  2.43 / 2.41   select 3.90
-#   16384 rows, K = 512 (1024 slots): 3.64 / 3.78   select 4.74
-#   16384 rows, K = 1024 (2048 slots): 7.6-8.1 / 6.2-6.8   select 5.25
-# and on rows of 2048 with K = 1024: 8.0 / 6.8 ms, against 5.3 for "select" and 4.6 for a
-# plain bitonic sort of each row ("sort"): at 2048 slots the sort phase itself is slow,
-# not the reads (stopping the kernel after its phases: 0.63 ms to T on 16384-wide rows).
-# Hence 1024 slots (K <= 512). 4096 slots (33 KiB of pairs of 32-bit keys and indices)
-# would fit the 48 KiB of workgroup memory of the H100/H200.
+# Strategy "wide" (TOPK_THRESHOLD_MAX_K < K, K to a power of two sort slots, at most
+# TOPK_WIDE_MAX_SLOTS of them; above that "select"): threads per workgroup (one row each),
+# loads in flight per thread (as "threshold"), buckets per K (B = this x K, to a power of
+# two), candidate slots as a percentage of K (about 139% are expected for B = 2K; more
+# candidates and the row falls back), and the digit width of its radix selects (256 bins).
+# Measured on an H200 through wgpu-native (2026-11-22), float32 16384 x 16384 along rows.
+# The first "wide" (2K sort slots, candidates by count, scan and a third read, a 2048-bin
+# histogram) took, in GPU ms at 256 / 512 threads ("select" 3.75 / 4.16 / 5.27):
+#   K = 256: 2.29 / 2.29;  K = 512: 3.49 / 3.60;  K = 1024: 8.13 / 6.78
+# Stopping that kernel after its phases (K = 1024, 256 threads): 0.63 ms up to T, 0.89
+# after the count read, 1.08 after the scan, 3.45 after the gather, 8.13 in all; and the
+# same kernel stopped after the scan with 4 / 8 / 16 / 24 KiB more workgroup memory:
+# 1.26 / 1.69 / 3.05 / 3.05 ms. Workgroup memory, not threads, bounds how many
+# workgroups an SM runs at once there, hence this layout: C candidate slots, exactly K
+# kept, a 256-bin histogram.
 TOPK_WIDE_WG = 256
 TOPK_WIDE_UNROLL = 8
+TOPK_WIDE_BUCKETS = 2
+TOPK_WIDE_CAP_PCT = 150
+TOPK_WIDE_RADIX_BITS = 8
+TOPK_WIDE_SORT_ENTRIES = 4
 TOPK_WIDE_MAX_SLOTS = 1024
 # Strategy "radix": digit width of its global histograms (256 counters per row keep the
 # histograms small for many rows), threads per workgroup and elements per thread per chunk.

@@ -4,8 +4,8 @@ Sizes are chosen per strategy on the default device (lavapipe: 1024 invocations,
 workgroup memory): "sort" for rows up to 2048; for longer rows "threshold" when K <= 128
 (and the row fits a tile or there are many rows), whose fallback ("select" or "candidates")
 redoes rows with heavy ties; "select" up to 16384 with K <= 2048 (1024 for 64-bit types),
-"candidates" above, "radix" for larger K; "wide" for 128 < K <= 512 (a `tuned` device
-takes it to K = 1024 on lavapipe). Each test asserts the strategy its sizes are meant
+"candidates" above, "radix" for larger K; "wide" for 128 < K <= 1024 (a `tuned` device
+takes it further). Each test asserts the strategy its sizes are meant
 to reach, so that a change of thresholds cannot silently skip one; `tuned` makes a device
 whose plans see other tuning numbers (to reach "select" with a small K, or to force the
 threshold kernel's fallback on rows without ties).
@@ -48,7 +48,7 @@ NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0, TOPK_WIDE_MAX_SLOTS=0)  # "select" i
 # The select kernel's capacity follows workgroup memory (2048 32-bit pairs on lavapipe, 4096
 # on 48-KiB GPUs): capped at 1024, the "radix" cases (K >= 1500) reach "radix" on both.
 RADIX_CAP = 1024
-WIDE = dict(TOPK_WIDE_MAX_SLOTS=4096)  # strategy "wide" also for 512 < K (tuning.py: slower)
+WIDE = dict(TOPK_WIDE_MAX_SLOTS=4096)  # strategy "wide" also for K past 1024
 
 
 # -- the spec's examples --------------------------------------------------------------
@@ -274,8 +274,7 @@ def test_wide_dtypes(tuned, dtype):
     # rows 0-2: distinct-ish values with extremes (and NaN/inf/-0.0); rows 3-4: one or two
     # values, so their ties at T overflow the slots into the fallback
     rng = rng_for("wide", dtype)
-    # 2048 slots of 64-bit keys need 34 KiB of workgroup memory: more than lavapipe's 32
-    big = 1000 if np.dtype(dtype).itemsize < 8 else 500
+    big = 1000  # about 1390 candidates: the K best of them are selected (step 4)
     x = np.concatenate([random_values(rng, (3, 4099), dtype, ties=False),
                         random_values(rng, (2, 4099), dtype)])
     x[3] = x[3, 0]
@@ -285,6 +284,7 @@ def test_wide_dtypes(tuned, dtype):
         for k in (300, big):  # (K just above "threshold"'s: test_wide_sizes_and_k)
             notes = check(x, k, -1, direction, strategy="wide", device=d)
     assert notes["fallback"] == "select" and notes["buckets"] == 1 << (2 * big - 1).bit_length()
+    assert notes["wide_slots"] == 1024 and notes["wide_cap"] == 1536
     flags = fallback_flags(x, big, device=d, strategy="wide")
     assert flags[3] == 1
     if np.dtype(dtype).itemsize > 1:  # (8-bit rows of 4099 tie at the top even so)
@@ -294,8 +294,8 @@ def test_wide_dtypes(tuned, dtype):
 @pytest.mark.parametrize("n", [512, 2049, 4095, 16384])
 def test_wide_sizes_and_k(tuned, n):
     # n from the fewest elements (one per bucket: rows of 512 once "sort" stops at 256) past
-    # a tile, around the unrolled step (256 x 8); K just above "threshold"'s, K/B = 1/2, and
-    # up to what the slots allow
+    # a tile, around the unrolled step (256 x 8); K just above "threshold"'s, K/B = 1/2 (K a
+    # power of two: the candidates exceed the sort's slots), as far as n >= B allows
     d = tuned(TOPK_SORT_MAX=256, **WIDE)
     x = random_values(rng_for("wide n", n), (3, n), "float32", ties=False, specials=False)
     for k in (129, 256, 1024):
@@ -312,20 +312,23 @@ def test_wide_entries_per_thread(tuned, wg):
     x = random_values(rng_for("wide wg", wg), (4, 3000), "float32")
     for k, direction in ((200, "decreasing"), (500, "increasing"))[:1 if wg < 64 else 2]:
         notes = check(x, k, -1, direction, strategy="wide", device=d)
-        assert notes["wide_wg"] == min(wg, notes["buckets"] // 2)
-        assert 2 <= notes["buckets"] // notes["wide_wg"] <= 16
+        assert notes["wide_wg"] == min(wg, notes["wide_slots"] // 2)
+        assert 2 <= notes["wide_slots"] // notes["wide_wg"] <= 16
+        assert notes["buckets"] // notes["wide_wg"] <= 16 and notes["wide_cap"] // wg <= 32
 
 
 def test_wide_ties_at_t(tuned):
-    # few distinct values: many candidates tie at T, within the slots or past them
+    # few distinct values: many candidates tie at T, within the slots or past them; with
+    # more candidates than the sort's slots the K best are chosen among the ties by index
+    # digits (rows 1-3 for K = 1000)
     rng = rng_for("wide ties")
     x = np.stack([rng.integers(0, 20000, 9000), rng.integers(0, 3000, 9000),
-                  rng.integers(0, 40, 9000), np.zeros(9000)]).astype(np.int32)
-    d = tuned(**WIDE)
+                  rng.integers(0, 300, 9000), rng.integers(0, 40, 9000),
+                  np.zeros(9000)]).astype(np.int32)
     for direction in ("decreasing", "increasing"):
         for k in (150, 1000):
-            check(x, k, -1, direction, strategy="wide", device=d)
-    assert list(fallback_flags(x, 1000, device=d, strategy="wide")) == [0, 0, 0, 1]
+            check(x, k, -1, direction, strategy="wide")
+    assert list(fallback_flags(x, 1000, strategy="wide")) == [0, 0, 0, 0, 1]
 
 
 def test_wide_views_and_long_rows(tuned):
@@ -399,7 +402,7 @@ def test_radix_middle_axis(radix_dev):
 
 @pytest.mark.parametrize("n, k, strategy", [
     (40, 7, "sort"), (5000, 37, "threshold"), (5000, 1, "threshold"), (5000, 200, "wide"),
-    (5000, 700, "select"),
+    (5000, 700, "wide"), (5000, 1100, "select"),
     (40000, 50, "candidates"),
     (5000, 3000, "radix"),
 ])
@@ -430,7 +433,8 @@ def test_index_dtypes(dev, index_dtype):
     x = random_values(rng_for("index", index_dtype), (3, 2500), "float32")
     check(x, 5, -1, "decreasing", index_dtype, strategy="threshold")
     check(x, 300, -1, "increasing", index_dtype, strategy="wide")
-    check(x, 600, -1, "decreasing", index_dtype, strategy="select")
+    check(x, 700, -1, "decreasing", index_dtype, strategy="wide")  # (K best of candidates)
+    check(x, 1100, -1, "increasing", index_dtype, strategy="select")
     check(x[:, :50], 5, -1, "increasing", index_dtype, strategy="sort")
 
 
@@ -470,7 +474,7 @@ def test_strided_outputs(dev, dtype, n, k):
 
 @pytest.mark.parametrize("shape, k, strategy", [
     ((3, 900), 5, "sort"), ((3, 3000), 40, "threshold"), ((3, 3000), 400, "wide"),
-    ((2, 3000), 700, "select"),
+    ((2, 3000), 1100, "select"),
     ((1, 5000), 2100, "radix"),
 ])
 def test_windowed(windowed_dev, monkeypatch, shape, k, strategy):
@@ -493,7 +497,7 @@ def small_grid_dev():
 
 @pytest.mark.parametrize("shape, k, strategy", [
     ((40, 600), 3, "sort"), ((9, 3000), 5, "threshold"), ((9, 3000), 300, "wide"),
-    ((9, 3000), 700, "select"),
+    ((9, 3000), 1100, "select"),
     ((2, 70000), 9, "candidates"),
     ((5, 5000), 2100, "radix"),
 ])
