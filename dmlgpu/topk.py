@@ -33,6 +33,7 @@ Strategies, by regime (plan.notes["strategy"]):
 
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass, field
 
@@ -267,22 +268,24 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
 def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds) -> bool:
     """Adds the "wide" kernel's step if the problem suits it (K above the "threshold"
     kernel's; N = K to a power of two sort slots, at least 64 and at most
-    tuning.TOPK_WIDE_MAX_SLOTS; B = TOPK_WIDE_BUCKETS x K buckets (a power of two), n >= B;
-    C candidate slots within workgroup memory; many rows or one tile per row); returns
-    whether it did."""
+    tuning.TOPK_WIDE_MAX_SLOTS; B buckets, TOPK_WIDE_BUCKETS x K to a power of two, or as
+    many as n holds but at least 2K; C candidate slots within workgroup memory; many rows or
+    one tile per row); returns whether it did."""
     slots = max(64, _pow2_ceil(k))
-    buckets = _pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k)
+    buckets = min(_pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), _pow2_floor(n))
     if not (tuning.TOPK_THRESHOLD_MAX_K < k and slots <= tuning.TOPK_WIDE_MAX_SLOTS
-            and n >= buckets and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_MIN_ROWS)):
+            and buckets >= 2 * k and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_MIN_ROWS)):
         return False
     wg = min(tuning.TOPK_WIDE_WG, slots // 2, _pow2_floor(max_wg))
-    cap = max(slots, _ceil(k * tuning.TOPK_WIDE_CAP_PCT, 100 * wg) * wg)
+    # candidates expected for distinct keys in random order: -B ln(1 - K/B)
+    expected = -buckets * math.log1p(-k / buckets)
+    cap = max(slots, _ceil(math.ceil(expected * tuning.TOPK_WIDE_CAP_PCT / 100), 32) * 32)
     passes = tuple(p for p in digit_passes(dt, 1, tuning.TOPK_WIDE_RADIX_BITS) if p[0] != 2)
     sel_passes = digit_passes(dt, (n - 1).bit_length(), tuning.TOPK_WIDE_RADIX_BITS)
     bins = 1 << max(w for _, _, w in passes + sel_passes)
     fixed = 4 * (bins + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
-    if ((cap + cap // 32) * 4 * (dt.key_words + 1) + fixed > smem or slots // wg > 16
-            or buckets // wg > 16 or cap // wg > 32):
+    if (cap * 4 * (dt.key_words + 1) + fixed > smem or slots // wg > 16
+            or buckets // wg > 16 or _ceil(cap, wg) > 32):
         return False
     per_thread = buckets // wg  # buckets per thread; the unroll covers each of them alike
     unroll = _ceil(tuning.TOPK_WIDE_UNROLL, per_thread) * per_thread

@@ -118,22 +118,30 @@ TOPK_THRESHOLD_MIN_ROWS = 1024
 # Strategy "wide" (TOPK_THRESHOLD_MAX_K < K, K to a power of two sort slots, at most
 # TOPK_WIDE_MAX_SLOTS of them; above that "select"): threads per workgroup (one row each),
 # loads in flight per thread (as "threshold"), buckets per K (B = this x K, to a power of
-# two), candidate slots as a percentage of K (about 139% are expected for B = 2K; more
-# candidates and the row falls back), and the digit width of its radix selects (256 bins).
-# Measured on an H200 through wgpu-native (2026-11-22), float32 16384 x 16384 along rows.
-# The first "wide" (2K sort slots, candidates by count, scan and a third read, a 2048-bin
-# histogram) took, in GPU ms at 256 / 512 threads ("select" 3.75 / 4.16 / 5.27):
-#   K = 256: 2.29 / 2.29;  K = 512: 3.49 / 3.60;  K = 1024: 8.13 / 6.78
-# Stopping that kernel after its phases (K = 1024, 256 threads): 0.63 ms up to T, 0.89
-# after the count read, 1.08 after the scan, 3.45 after the gather, 8.13 in all; and the
-# same kernel stopped after the scan with 4 / 8 / 16 / 24 KiB more workgroup memory:
-# 1.26 / 1.69 / 3.05 / 3.05 ms. Workgroup memory, not threads, bounds how many
-# workgroups an SM runs at once there, hence this layout: C candidate slots, exactly K
-# kept, a 256-bin histogram.
+# two), candidate slots as a percentage of those expected for distinct keys,
+# -B ln(1 - K/B) (1.39 K for B = 2K; in 3000 rows of 16384 normal floats at K = 1024: mean
+# 1360, at most 1435, against 1568 slots: more and the row falls back), the digit width of
+# its radix selects (256 bins), and the sort's entries per thread.
+# Measured on an H200 (2026-11-22), float32 16384 x 16384 along rows, GPU ms:
+# - The first "wide" (2K sort slots, candidates by count, scan and a third read, a
+#   2048-bin histogram), at 256 / 512 threads ("select" 3.75 / 4.16 / 5.27 at K =
+#   256 / 512 / 1024): K = 256 2.29 / 2.29, K = 512 3.49 / 3.60, K = 1024 8.13 / 6.78.
+#   Stopped after its phases (K = 1024): 0.63 ms up to T, 0.89 after the count read, 1.08
+#   after the scan, 3.45 after the gather. The same kernel stopped after the scan with
+#   4 / 8 / 16 / 24 KiB more workgroup memory: 1.26 / 1.69 / 3.05 / 3.05 ms: workgroup
+#   memory, not threads, bounds how many workgroups an SM runs at once there.
+# - This one (slots for the candidates, then exactly K sorted): K = 256 / 512 / 1024
+#   1.16 / 1.63-1.67 / 2.58-2.61 ms, the same through Dawn (1.21 / 1.62 / 2.55); at K =
+#   1024: 0.35 ms after the first read, 0.51 after T, 1.31 after the gather, 1.73 after the
+#   exact K, so the sort of 1024 takes 0.85. Sort entries per thread 4 / 8 / 16: 2.93 /
+#   3.18 / 4.12 ms (before the one-comparison exchange); 512 threads 2.76; B = 4K with
+#   1248 slots (11 KiB) 2.60, B = 8K 5.24 (no longer fits: "select"); loads 4 or 16 per
+#   batch: 2.61 / 2.58; a thread's equal digits counted with one atomic: 2.63; the next
+#   batch's loads issued before the candidate stores: 2.61.
 TOPK_WIDE_WG = 256
 TOPK_WIDE_UNROLL = 8
 TOPK_WIDE_BUCKETS = 2
-TOPK_WIDE_CAP_PCT = 150
+TOPK_WIDE_CAP_PCT = 110
 TOPK_WIDE_RADIX_BITS = 8
 TOPK_WIDE_SORT_ENTRIES = 4
 TOPK_WIDE_MAX_SLOTS = 1024
