@@ -137,7 +137,10 @@ TOPK_THRESHOLD_MIN_ROWS = 1024
 #   3.18 / 4.12 ms (before the one-comparison exchange); 512 threads 2.76; B = 4K with
 #   1248 slots (11 KiB) 2.60, B = 8K 5.24 (no longer fits: "select"); loads 4 or 16 per
 #   batch: 2.61 / 2.58; a thread's equal digits counted with one atomic: 2.63; the next
-#   batch's loads issued before the candidate stores: 2.61.
+#   batch's loads issued before the candidate stores: 2.61; the outputs' values not read
+#   back from the input (wrong values, for timing): 2.62. The sort alone (each row's first
+#   1024 elements loaded and sorted by this kernel's phase 5): 1.01 ms with C slots, 0.94
+#   with N: a separate sort kernel with less workgroup memory would not gain.
 TOPK_WIDE_WG = 256
 TOPK_WIDE_UNROLL = 8
 TOPK_WIDE_BUCKETS = 2
