@@ -30,7 +30,19 @@ _WANTED_LIMITS = (
     "max-compute-workgroups-per-dimension",
 )
 # Optional features used behind a capability check, each with a tested portable fallback.
-_OPTIONAL_FEATURES = ("timestamp-query", "shader-f16")
+# Subgroups: wgpu-native names the feature "subgroup", WebGPU (Dawn) "subgroups".
+_OPTIONAL_FEATURES = ("timestamp-query", "shader-f16", "subgroup", "subgroups")
+_SUBGROUP_FEATURES = ("subgroup", "subgroups")
+
+# Reports the subgroup sizes one 256-thread workgroup runs with (see Device.subgroup_size).
+_SUBGROUP_PROBE = """
+@group(0) @binding(0) var<storage, read_write> out: array<atomic<u32>, 2>;
+@compute @workgroup_size(256)
+fn main(@builtin(subgroup_size) sgs: u32) {
+  atomicMin(&out[0], sgs);
+  atomicMax(&out[1], sgs);
+}
+"""
 # Requested whenever the adapter has it (Dawn): Dawn objects are not thread-safe without
 # it, and a wrapper releases the last reference to a buffer from whatever thread drops it
 # (every call dmlgpu itself makes holds Device.lock; wgpu-native is thread-safe anyway).
@@ -101,12 +113,51 @@ class Device:
         self.pipelines = PipelineCache(self)
         self._compiled = OrderedDict()
         self.pool = BufferPool(self._pool_create)
+        self._subgroup_size: int | None = None
 
     def compile(self, desc):
         """Check a DirectML-style description and build its pipelines once."""
         from .operators import compile_desc  # noqa: PLC0415 - operators import this module
 
         return compile_desc(self, desc, self._compiled)
+
+    @property
+    def subgroups(self) -> bool:
+        """Whether shaders may use subgroup operations (the feature was granted)."""
+        return any(f in self.features for f in _SUBGROUP_FEATURES)
+
+    @property
+    def subgroup_size(self) -> int:
+        """Lanes per subgroup of this device's compute shaders, 0 without subgroups or if
+        it varies. Measured once by a probe kernel: the adapter's reported range is not
+        usable (wgpu-py's info gives WebGPU's defaults, 4 to 128, whatever the device)."""
+        if self._subgroup_size is None:
+            self._subgroup_size = self._probe_subgroup_size() if self.subgroups else 0
+        return self._subgroup_size
+
+    def _probe_subgroup_size(self) -> int:
+        src = _SUBGROUP_PROBE
+        if self.webgpu == "dawn":  # (naga takes subgroup builtins without it, and rejects it)
+            src = "enable subgroups;\n" + src
+        u = self.wgpu.BufferUsage
+        with self.lock:
+            gpu = self.device
+            pipeline = gpu.create_compute_pipeline(
+                layout="auto", compute={"module": gpu.create_shader_module(code=src),
+                                        "entry_point": "main"})
+            buf = gpu.create_buffer(size=8, usage=u.STORAGE | u.COPY_SRC | u.COPY_DST)
+            gpu.queue.write_buffer(buf, 0, np.array([0xFFFFFFFF, 0], np.uint32))
+            group = gpu.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=[
+                {"binding": 0, "resource": {"buffer": buf, "offset": 0, "size": 8}}])
+            encoder = gpu.create_command_encoder()
+            cpass = encoder.begin_compute_pass()
+            cpass.set_pipeline(pipeline)
+            cpass.set_bind_group(0, group)
+            cpass.dispatch_workgroups(1, 1, 1)
+            cpass.end()
+            gpu.queue.submit([encoder.finish()])
+            lo, hi = np.frombuffer(gpu.queue.read_buffer(buf), np.uint32)
+        return int(lo) if lo == hi and 0 < lo <= 256 and lo & (lo - 1) == 0 else 0
 
     def _pick_adapter(self, name: str | None):
         gpu = self.wgpu.gpu
@@ -131,6 +182,7 @@ class Device:
             "backend": ai.get("backend_type", ""),
             "implementation": self.implementation,
             "features": sorted(self.features),
+            "subgroup_size": self.subgroup_size,
             "limits": {k: self.limits[k] for k in _WANTED_LIMITS if k in self.limits},
             "window_bytes": self.window_bytes,
         }

@@ -40,6 +40,10 @@ class PipelineCache:
 
         t0 = time.perf_counter()
         source = codegen.render(template, variables)
+        if self._device.webgpu == "wgpu":
+            # naga rejects `enable subgroups` (not yet implemented, gfx-rs/wgpu#5555) but
+            # takes the subgroup builtins once the device has its "subgroup" feature
+            source = source.replace("enable subgroups;\n", "")
         dev = self._device.device
         try:
             module = dev.create_shader_module(label=template, code=source)

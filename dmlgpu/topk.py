@@ -120,8 +120,9 @@ def digit_passes(dt, low_bits: int, width: int) -> tuple[tuple[int, int, int], .
 
 
 def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
-              limits: dict) -> TopKPlan:
-    """Choose the strategy for a canonical problem and lay out its dispatches."""
+              limits: dict, subgroup_size: int = 0) -> TopKPlan:
+    """Choose the strategy for a canonical problem and lay out its dispatches
+    (subgroup_size: lanes per subgroup where kernels may use subgroups, else 0)."""
     n, rows = shape.n, shape.rows
     ew = dt.key_words + 1  # words per candidate entry
     max_wg = min(limits["max-compute-invocations-per-workgroup"],
@@ -180,7 +181,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                 notes.update(strategy="threshold")
                 return TopKPlan(steps, scratch, notes)
         wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg,
-                                            out_binds)
+                                            out_binds, subgroup_size)
         guarded = threshold or wide
         if guarded:  # per-row flags: the rows the fallback kernels below redo
             scratch["ctl"] = rows * 4
@@ -265,12 +266,13 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     return TopKPlan(steps, scratch, notes)
 
 
-def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds) -> bool:
+def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds,
+               subgroup_size) -> bool:
     """Adds the "wide" kernel's step if the problem suits it (K above the "threshold"
     kernel's; N = K to a power of two sort slots, at least 64 and at most
     tuning.TOPK_WIDE_MAX_SLOTS; B buckets, TOPK_WIDE_BUCKETS x K to a power of two, or as
     many as n holds but at least 2K; C candidate slots within workgroup memory; many rows or
-    one tile per row); returns whether it did."""
+    one tile per row; lanes of subgroups where there are some); returns whether it did."""
     slots = max(64, _pow2_ceil(k))
     buckets = min(_pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), _pow2_floor(n))
     if not (tuning.TOPK_THRESHOLD_MAX_K < k and slots <= tuning.TOPK_WIDE_MAX_SLOTS
@@ -290,14 +292,23 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds) -> bo
     per_thread = buckets // wg  # buckets per thread; the unroll covers each of them alike
     unroll = _ceil(tuning.TOPK_WIDE_UNROLL, per_thread) * per_thread
     sort_e = min(16, slots // 2, max(slots // wg, tuning.TOPK_WIDE_SORT_ENTRIES))
-    rounds = bitonic_rounds(slots.bit_length() - 1, sort_e.bit_length() - 1)
+    log_n, log_e = slots.bit_length() - 1, sort_e.bit_length() - 1
+    # lane bits: at most the subgroup's, the sort's threads' and the window's share of N
+    lanes = min(tuning.TOPK_WIDE_LANE_BITS, subgroup_size.bit_length() - 1,
+                (slots // sort_e).bit_length() - 1, log_n - log_e) if subgroup_size else 0
+    lanes = lanes if lanes >= 2 else 0
     add("topk_wide.wgsl.j2",
-        dict(binds=out_binds + ("ctl",), wg=wg, unroll=unroll, buckets=buckets, cap=cap,
-             slots=slots, sort_e=sort_e, bins=bins, passes=passes, sel_passes=sel_passes),
+        dict(binds=out_binds + ("ctl",), wg=wg, unroll=unroll,
+             buckets=buckets, cap=cap, slots=slots, sort_e=sort_e, sg_bits=lanes, bins=bins,
+             passes=passes, sel_passes=sel_passes),
         {}, rows)
-    moves = sum(a[0] != b[0] for a, b in zip(rounds, rounds[1:], strict=False))
+    if lanes:
+        transfers = 1 + 2 * max(0, log_n - log_e - lanes)
+    else:
+        rounds = bitonic_rounds(log_n, log_e)
+        transfers = 1 + sum(a[0] != b[0] for a, b in zip(rounds, rounds[1:], strict=False))
     notes.update(buckets=buckets, wide_wg=wg, wide_cap=cap, wide_slots=slots, wide_e=sort_e,
-                 wide_rounds=len(rounds), wide_transfers=1 + moves)
+                 wide_lane_bits=lanes, wide_transfers=transfers)
     return True
 
 
@@ -341,7 +352,8 @@ class CompiledTopK:
         self.shape = canonical(src.sizes, self.axis, src.element_strides, val.element_strides,
                                idx.element_strides)
         self.plan = plan_topk(self.shape, self.dt, self.k, desc.axis_direction == "decreasing",
-                              2 if self.idx.bits == 64 else 1, device.limits)
+                              2 if self.idx.bits == 64 else 1, device.limits,
+                              device.subgroup_size)
         self._empty = self.shape.rows == 0
         self._scratch: dict = {}
         limit = device.limits["max-storage-buffer-binding-size"]

@@ -117,11 +117,11 @@ TOPK_THRESHOLD_CAP = 512
 TOPK_THRESHOLD_MIN_ROWS = 1024
 # Strategy "wide" (TOPK_THRESHOLD_MAX_K < K, K to a power of two sort slots, at most
 # TOPK_WIDE_MAX_SLOTS of them; above that "select"): threads per workgroup (one row each),
-# loads in flight per thread (as "threshold"), buckets per K (B = this x K, to a power of
-# two), candidate slots as a percentage of those expected for distinct keys,
-# -B ln(1 - K/B) (1.39 K for B = 2K; in 3000 rows of 16384 normal floats at K = 1024: mean
-# 1360, at most 1435, against 1568 slots: more and the row falls back), the digit width of
-# its radix selects (256 bins), and the sort's entries per thread.
+# loads in flight per thread (16; 8, as "threshold", before lanes), buckets per K (B =
+# this x K, to a power of two), candidate slots as a percentage of those expected for
+# distinct keys, -B ln(1 - K/B) (1.39 K for B = 2K; in 3000 rows of 16384 normal floats
+# at K = 1024: mean 1360, at most 1435, against 1568 slots: more and the row falls back),
+# the digit width of its radix selects (256 bins), and the sort's entries per thread.
 # Measured on an H200 (2026-11-22), float32 16384 x 16384 along rows, GPU ms:
 # - The first "wide" (2K sort slots, candidates by count, scan and a third read, a
 #   2048-bin histogram), at 256 / 512 threads ("select" 3.75 / 4.16 / 5.27 at K =
@@ -141,13 +141,23 @@ TOPK_THRESHOLD_MIN_ROWS = 1024
 #   back from the input (wrong values, for timing): 2.62. The sort alone (each row's first
 #   1024 elements loaded and sorted by this kernel's phase 5): 1.01 ms with C slots, 0.94
 #   with N: a separate sort kernel with less workgroup memory would not gain.
+# - With subgroup lanes (H200, 32 lanes, 2026-11-22; old = without): K = 256 / 512 / 1024
+#   1.06 / 1.49 / 1.94 ms (old 1.22 / 1.54 / 2.64; torch.topk 3.54 at K = 256, 3.71 at
+#   1024). At K = 1024: 0.48 ms after T, 1.09 after the gather, 1.26 after the exact K
+#   (the sort of 1024: 0.68 ms, was 0.85). Lane bits 4 / 3: 1.96 / 2.00; 16 loads per
+#   batch 1.89, 4: 1.94; 512 threads 2.63; B = 4K 1.92; slots at 100% of the expected
+#   candidates 1.97; E = 8 2.32; the gather read forwards 1.95 (backwards 1.94). The whole
+#   row held in registers (64 per thread, one read): 3.13 ms alone, 1.92 with lanes.
 TOPK_WIDE_WG = 256
-TOPK_WIDE_UNROLL = 8
+TOPK_WIDE_UNROLL = 16
 TOPK_WIDE_BUCKETS = 2
 TOPK_WIDE_CAP_PCT = 110
 TOPK_WIDE_RADIX_BITS = 8
 TOPK_WIDE_SORT_ENTRIES = 4
 TOPK_WIDE_MAX_SLOTS = 1024
+# Lanes (log2) the "wide" sort's windows span where the device has subgroups (32 lanes on
+# NVIDIA; fewer where its subgroups are smaller).
+TOPK_WIDE_LANE_BITS = 5
 # Strategy "radix": digit width of its global histograms (256 counters per row keep the
 # histograms small for many rows), threads per workgroup and elements per thread per chunk.
 # 1 x 2^24, K=10000: 0.33-0.37 ms (torch.topk 0.41-0.43 ms).

@@ -49,6 +49,17 @@ NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0, TOPK_WIDE_MAX_SLOTS=0)  # "select" i
 # on 48-KiB GPUs): capped at 1024, the "radix" cases (K >= 1500) reach "radix" on both.
 RADIX_CAP = 1024
 WIDE = dict(TOPK_WIDE_MAX_SLOTS=4096)  # strategy "wide" also for K past 1024
+# "wide" with lanes (subgroup shuffles and scans; lavapipe's subgroups hold 8 lanes), with
+# fewer, and without (the path of devices without subgroups)
+LANES = {"lanes": {}, "2 lanes": dict(TOPK_WIDE_LANE_BITS=2),
+         "no lanes": dict(TOPK_WIDE_LANE_BITS=0)}
+
+
+def lane_bits(d, lanes: str) -> int:
+    """The lane bits a "wide" plan of slots >= 256 takes on device d with LANES[lanes]."""
+    if lanes == "no lanes" or not d.subgroup_size:
+        return 0
+    return min(2 if lanes == "2 lanes" else 5, d.subgroup_size.bit_length() - 1)
 
 
 # -- the spec's examples --------------------------------------------------------------
@@ -269,8 +280,21 @@ def test_bitonic_rounds():
     assert len(bitonic_rounds(11, 3)) == 26
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_wide_dtypes(tuned, dtype):
+def test_subgroups_on_lavapipe(dev):
+    # the lanes path must not go untested where the suite runs (lavapipe has subgroups
+    # through both implementations): a device without them plans no lanes
+    if "llvmpipe" in dev.info["adapter"]:
+        assert dev.subgroups and dev.subgroup_size >= 4
+    plain = dg.Device(features=("timestamp-query",))
+    assert not plain.subgroups and plain.subgroup_size == 0
+    x = random_values(rng_for("wide plain"), (3, 3000), "float32")
+    notes = check(x, 300, -1, "decreasing", strategy="wide", device=plain)
+    assert notes["wide_lane_bits"] == 0
+
+
+@pytest.mark.parametrize("dtype, lanes", [(d, "lanes") for d in ALL_DTYPES] + [
+    (d, "no lanes") for d in ("float32", "float16", "int64", "uint8")])
+def test_wide_dtypes(tuned, dtype, lanes):
     # rows 0-2: distinct-ish values with extremes (and NaN/inf/-0.0); rows 3-4: one or two
     # values, so their ties at T overflow the slots into the fallback
     rng = rng_for("wide", dtype)
@@ -279,28 +303,31 @@ def test_wide_dtypes(tuned, dtype):
                         random_values(rng, (2, 4099), dtype)])
     x[3] = x[3, 0]
     x[4] = np.where(np.arange(4099) % 3 == 0, x[4, 0], x[4, 1])
-    d = tuned(**WIDE)
+    d = tuned(**WIDE, **LANES[lanes])
     for direction in ("decreasing", "increasing"):
         for k in (300, big):  # (K just above "threshold"'s: test_wide_sizes_and_k)
             notes = check(x, k, -1, direction, strategy="wide", device=d)
     assert notes["fallback"] == "select" and notes["buckets"] == 1 << (2 * big - 1).bit_length()
     assert notes["wide_slots"] == 1024 and notes["wide_cap"] == 1536
+    assert notes["wide_lane_bits"] == lane_bits(d, lanes)
     flags = fallback_flags(x, big, device=d, strategy="wide")
     assert flags[3] == 1
     if np.dtype(dtype).itemsize > 1:  # (8-bit rows of 4099 tie at the top even so)
         assert list(flags[:3]) == [0, 0, 0]
 
 
-@pytest.mark.parametrize("n", [512, 2049, 4095, 16384])
-def test_wide_sizes_and_k(tuned, n):
+@pytest.mark.parametrize("n, lanes", [(n, "lanes") for n in (512, 2049, 4095, 16384)] + [
+    (2049, "no lanes"), (16384, "no lanes"), (4095, "2 lanes")])
+def test_wide_sizes_and_k(tuned, n, lanes):
     # n from the fewest elements (one per bucket: rows of 512 once "sort" stops at 256) past
-    # a tile, around the unrolled step (256 x 8); K just above "threshold"'s, K/B = 1/2 (K a
+    # a tile, around the unrolled step (256 x 16); K just above "threshold"'s, K/B = 1/2 (K a
     # power of two: the candidates exceed the sort's slots), as far as n >= B allows
-    d = tuned(TOPK_SORT_MAX=256, **WIDE)
+    d = tuned(TOPK_SORT_MAX=256, **WIDE, **LANES[lanes])
     x = random_values(rng_for("wide n", n), (3, n), "float32", ties=False, specials=False)
     for k in (129, 256, 1024):
         if 2 * k <= n:
-            check(x, k, -1, "decreasing", strategy="wide", device=d)
+            notes = check(x, k, -1, "decreasing", strategy="wide", device=d)
+            assert notes["wide_lane_bits"] == lane_bits(d, lanes)
     check(x, 129, -1, "increasing", strategy="wide", device=d)
     assert list(fallback_flags(x, 129, device=d, strategy="wide")) == [0, 0, 0]
 
@@ -318,18 +345,36 @@ def test_wide_entries_per_thread(tuned, wg):
         assert -(-notes["wide_cap"] // notes["wide_wg"]) <= 32
 
 
-def test_wide_ties_at_t(tuned):
+@pytest.mark.parametrize("lanes", ["lanes", "no lanes"])
+def test_wide_ties_at_t(tuned, lanes):
     # few distinct values: many candidates tie at T, within the slots or past them; with
     # more candidates than the sort's slots the K best are chosen among the ties by index
     # digits (rows 1-3 for K = 1000)
+    d = tuned(**LANES[lanes])
     rng = rng_for("wide ties")
     x = np.stack([rng.integers(0, 20000, 9000), rng.integers(0, 3000, 9000),
                   rng.integers(0, 300, 9000), rng.integers(0, 40, 9000),
                   np.zeros(9000)]).astype(np.int32)
     for direction in ("decreasing", "increasing"):
         for k in (150, 1000):
-            check(x, k, -1, direction, strategy="wide")
-    assert list(fallback_flags(x, 1000, strategy="wide")) == [0, 0, 0, 0, 1]
+            check(x, k, -1, direction, strategy="wide", device=d)
+    assert list(fallback_flags(x, 1000, device=d, strategy="wide")) == [0, 0, 0, 0, 1]
+
+
+def test_wide_subgroups_unlike_assumed(tuned):
+    # a plan for more lanes than the device's subgroups hold: the kernel's check sends every
+    # row to the fallback kernels, whose results are exact all the same
+    real = dg.default_device().subgroup_size
+    if not real:
+        pytest.skip("the device has no subgroups (test_subgroups_on_lavapipe: lavapipe has)")
+    bits = real.bit_length()  # twice the real lanes
+    d = tuned(TOPK_WIDE_LANE_BITS=bits)
+    d._subgroup_size = 2 * real  # as if measured
+    x = random_values(rng_for("wide lanes"), (4, 3000), "float32")
+    for direction in ("decreasing", "increasing"):
+        notes = check(x, 500, -1, direction, strategy="wide", device=d)
+    assert notes["wide_lane_bits"] == bits
+    assert list(fallback_flags(x, 500, device=d, strategy="wide")) == [1, 1, 1, 1]
 
 
 def test_wide_views_and_long_rows(tuned):
