@@ -148,6 +148,14 @@ TOPK_THRESHOLD_MIN_ROWS = 1024
 #   batch 1.89, 4: 1.94; 512 threads 2.63; B = 4K 1.92; slots at 100% of the expected
 #   candidates 1.97; E = 8 2.32; the gather read forwards 1.95 (backwards 1.94). The whole
 #   row held in registers (64 per thread, one read): 3.13 ms alone, 1.92 with lanes.
+#   A window's register bits at its bottom (fewer shuffles): 1.83 ms (K = 512 1.44, was
+#   1.53). A bound sampled from the row's first batch (T0 of rank r there, candidates
+#   gathered in the first read, steps 2-3 redone only where they are not K to C): 2.31
+#   ms, 1.96 on rows sorted up (all redone; 1.51 without the sample): selecting T0 among
+#   4096 sampled keys costs more than the second read saves. The gather (step 3) stopped
+#   after: 1.03 ms; without its slot stores 0.79; counting only (one atomic per thread)
+#   0.79: the second read takes 0.31 ms, the stores (divergent, a few lanes each) 0.24.
+#   Stores without branches (the others' to a spare slot): 1.04 (whole: 1.87).
 TOPK_WIDE_WG = 256
 TOPK_WIDE_UNROLL = 16
 TOPK_WIDE_BUCKETS = 2
