@@ -156,6 +156,15 @@ TOPK_THRESHOLD_MIN_ROWS = 1024
 #   after: 1.03 ms; without its slot stores 0.79; counting only (one atomic per thread)
 #   0.79: the second read takes 0.31 ms, the stores (divergent, a few lanes each) 0.24.
 #   Stores without branches (the others' to a spare slot): 1.04 (whole: 1.87).
+#   Slot indices clamped to C - 1 instead of tested (past C the row falls back anyway):
+#   1.79 ms; the shuffle stages' direction taken once per window: 1.74 (2.14x torch; Dawn
+#   1.81, 2.05x). Where the sort's time goes (1.83 ms then; the sort 0.64): key-only
+#   comparisons (wrong on ties) 1.73, no index shuffles 1.74, no direction tests 1.78.
+#   Occupancy: 4 KiB more workgroup memory 2.18 ms, 1 or 2 KiB more 1.84, 1-8 KiB less
+#   1.80-1.86: the memory is just under a step (registers or threads bound below it).
+#   Histogram atomics spread over the bins (wrong counts, timing): the T search 0.473 ms
+#   against 0.478, the exact K slower: contention on the first digit does not cost.
+#   First read alone 0.37 ms, with T 0.48.
 TOPK_WIDE_WG = 256
 TOPK_WIDE_UNROLL = 16
 TOPK_WIDE_BUCKETS = 2
