@@ -286,7 +286,7 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds,
     sel_passes = digit_passes(dt, (n - 1).bit_length(), tuning.TOPK_WIDE_RADIX_BITS)
     bins = 1 << max(w for _, _, w in passes + sel_passes)
     fixed = 4 * (bins + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
-    if (cap * 4 * (dt.key_words + 1) + fixed > smem or slots // wg > 16
+    if (4 * max(cap, slots * (dt.key_words + 1)) + fixed > smem or slots // wg > 16
             or buckets // wg > 16 or _ceil(cap, wg) > 32):
         return False
     per_thread = buckets // wg  # buckets per thread; the unroll covers each of them alike

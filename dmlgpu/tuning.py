@@ -117,7 +117,7 @@ TOPK_THRESHOLD_CAP = 512
 TOPK_THRESHOLD_MIN_ROWS = 1024
 # Strategy "wide" (TOPK_THRESHOLD_MAX_K < K, K to a power of two sort slots, at most
 # TOPK_WIDE_MAX_SLOTS of them; above that "select"): threads per workgroup (one row each),
-# loads in flight per thread (16; 8, as "threshold", before lanes), buckets per K (B =
+# loads in flight per thread (8: 5 workgroups per SM, see below), buckets per K (B =
 # this x K, to a power of two), candidate slots as a percentage of those expected for
 # distinct keys, -B ln(1 - K/B) (1.39 K for B = 2K; in 3000 rows of 16384 normal floats
 # at K = 1024: mean 1360, at most 1435, against 1568 slots: more and the row falls back),
@@ -168,8 +168,22 @@ TOPK_THRESHOLD_MIN_ROWS = 1024
 #   K = 256 / 512 / 1024 now 1.03 / 1.38 / 1.74 ms. The gather's first batch (the row's
 #   last) taken from the first read's registers instead of read again: 1.04 / 1.50 / 1.76
 #   ms (16 more registers live through step 2 cost more than the reads they save).
+# - Occupancy, counted by the kernel itself (workgroups started and not yet ended; H200,
+#   wgpu-native, K = 1024): 3 per SM at 1.74 ms, bound by workgroup memory (13.6 KiB; 4
+#   fit at 11.3 KiB, not at 12.3; registers allow 4 at 16 loads per batch, 5 at 8).
+#   Starting the first wave's workgroups staggered (0 to 3 quarter rows late) only added
+#   the delay: the phases already overlap as far as occupancy lets them.
+#   The candidate slots holding positions only (keys read again in step 4, from the
+#   cache), 2048 words instead of 3136: 4 per SM, 1.65 ms; one atomic per thread instead
+#   of per subgroup (Dawn lost candidates with the subgroup's: see the kernel) 1.62; 8
+#   loads per batch, 5 per SM: 1.53 ms = 2.44x torch (Dawn 1.62, 2.31x). Now stopped after
+#   the first read 0.36 ms, after T 0.47, after the gather 0.82: the exact K and the sort
+#   take 0.70. Tried: E = 8 1.66, 4 lane bits 1.54, B = 4K 1.74 (3 per SM: registers),
+#   slots at 130% 1.55; the exact K's key digits from
+#   the top bit of (key - T) among the candidates (a run-time loop of passes, one fewer on
+#   normal floats): 1.57 (Dawn 1.60 against 1.62).
 TOPK_WIDE_WG = 256
-TOPK_WIDE_UNROLL = 16
+TOPK_WIDE_UNROLL = 8
 TOPK_WIDE_BUCKETS = 2
 TOPK_WIDE_CAP_PCT = 110
 TOPK_WIDE_RADIX_BITS = 8
