@@ -25,7 +25,10 @@ Strategies, by regime (plan.notes["strategy"]):
   "wide"        the same bound for 128 < K <= tuning.TOPK_WIDE_MAX_SLOTS: an exact radix
                 select of the threshold over the bucket bests, the candidates gathered by a
                 second read, an exact radix select of the K best among them, a
-                register-blocked bitonic sort (`bitonic_rounds`); same fallback.
+                register-blocked bitonic sort (`bitonic_rounds`); same fallback. A few rows
+                longer than a tile run it per tile-sized chunk instead, each chunk's K best
+                a candidate list for the merge passes of "candidates" (the fallback then
+                redoes flagged chunks only).
   "radix"       K > `select_cap`: a global MSD radix select (histogram and find dispatches
                 per 8-bit digit of (key, index)), the K survivors collected, sorted in runs
                 of `sort_cap` and merged pairwise (binary search ranks) into the outputs.
@@ -180,11 +183,14 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             if k == 1:  # exact as it is: no candidates, no fallback
                 notes.update(strategy="threshold")
                 return TopKPlan(steps, scratch, notes)
-        wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg,
-                                            out_binds, subgroup_size)
+        wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists, tile, smem,
+                                            max_wg, out_binds, subgroup_size)
+        # "wide" by chunks (rows longer than a tile, few of them): its candidate lists go
+        # through the merge passes below like the select kernel's
+        chunked = wide and lists > 1 and rows < tuning.TOPK_THRESHOLD_MIN_ROWS
         guarded = threshold or wide
-        if guarded:  # per-row flags: the rows the fallback kernels below redo
-            scratch["ctl"] = rows * 4
+        if guarded:  # per-row (per-chunk) flags: what the fallback kernels below redo
+            scratch["ctl"] = rows * (lists if chunked else 1) * 4
         # the radix select stops once this many survivors (or fewer) are left to sort
         stop = min(sel_cap, max(tuning.TOPK_SORT_MIN, tuning.TOPK_SORT_SLACK * _pow2_ceil(k)))
         if k == 1:  # a reduction: no histogram, no sort
@@ -192,7 +198,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         else:
             sel = dict(wg=wg, ept=ept, k_one=False, cap=sel_cap, bins=sel_bins,
                        passes=sel_passes)
-        sel["guard"] = guarded
+        # the first pass redoes the flagged rows (chunks: "chunk" reads the flag of its own)
+        sel["guard"] = ("chunk" if chunked else "row") if guarded else ""
         guard = ("ctl",) if guarded else ()
         first_sink = "output" if lists == 1 else "cands"
         add("topk_select.wgsl.j2",
@@ -209,9 +216,13 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             last = nl == 1
             if not last:
                 scratch[other] = max(scratch.get(other, 0), rows * nl * k * ew * 4)
-            binds = (("input", "index", "value", "cin") if last else ("cin", "cout")) + guard
+            # (after a chunked "wide" every row's lists are merged: no guard)
+            mguard = "" if chunked else sel["guard"]
+            binds = ((("input", "index", "value", "cin") if last else ("cin", "cout"))
+                     + (("ctl",) if mguard else ()))
             add("topk_select.wgsl.j2",
-                dict(sel, binds=binds, source="cands", sink="output" if last else "cands"),
+                dict(sel, binds=binds, source="cands", sink="output" if last else "cands",
+                     guard=mguard),
                 dict(n_split=nl, aux1=lists, aux2=per_group, aux3=stop), rows * nl, cin=cur,
                 cout=None if last else other)
             merges.append(nl)
@@ -266,24 +277,28 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     return TopKPlan(steps, scratch, notes)
 
 
-def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds,
+def _plan_wide(add, notes, dt, k, n, rows, lists, tile, smem, max_wg, out_binds,
                subgroup_size) -> bool:
     """Adds the "wide" kernel's step if the problem suits it (K above the "threshold"
     kernel's; N = K to a power of two sort slots, at least 64 and at most
     tuning.TOPK_WIDE_MAX_SLOTS; B buckets, TOPK_WIDE_BUCKETS x K to a power of two, or as
-    many as n holds but at least 2K; C candidate slots within workgroup memory; many rows or
-    one tile per row; lanes of subgroups where there are some); returns whether it did."""
+    many as a row (a chunk) holds but at least 2K; C candidate slots within workgroup memory;
+    lanes of subgroups where there are some); returns whether it did. A row of one tile, or
+    many rows, take a workgroup each; a few rows longer than a tile take one per tile-sized
+    chunk, each writing a candidate list (`lists` of them per row) for the merge passes."""
+    chunked = lists > 1 and rows < tuning.TOPK_THRESHOLD_MIN_ROWS
     slots = max(64, _pow2_ceil(k))
-    buckets = min(_pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), _pow2_floor(n))
+    buckets = min(_pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), _pow2_floor(tile if chunked else n))
     if not (tuning.TOPK_THRESHOLD_MAX_K < k and slots <= tuning.TOPK_WIDE_MAX_SLOTS
-            and buckets >= 2 * k and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_MIN_ROWS)):
+            and buckets >= 2 * k):
         return False
     wg = min(tuning.TOPK_WIDE_WG, slots // 2, _pow2_floor(max_wg))
     # candidates expected for distinct keys in random order: -B ln(1 - K/B)
     expected = -buckets * math.log1p(-k / buckets)
     cap = max(slots, _ceil(math.ceil(expected * tuning.TOPK_WIDE_CAP_PCT / 100), 32) * 32)
     passes = tuple(p for p in digit_passes(dt, 1, tuning.TOPK_WIDE_RADIX_BITS) if p[0] != 2)
-    sel_passes = digit_passes(dt, (n - 1).bit_length(), tuning.TOPK_WIDE_RADIX_BITS)
+    sel_passes = digit_passes(dt, ((tile if chunked else n) - 1).bit_length(),
+                              tuning.TOPK_WIDE_RADIX_BITS)
     bins = 1 << max(w for _, _, w in passes + sel_passes)
     fixed = 4 * (bins + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
     if (4 * max(cap, slots * (dt.key_words + 1)) + fixed > smem or slots // wg > 16
@@ -298,10 +313,12 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, smem, max_wg, out_binds,
                 (slots // sort_e).bit_length() - 1, log_n - log_e) if subgroup_size else 0
     lanes = lanes if lanes >= 2 else 0
     add("topk_wide.wgsl.j2",
-        dict(binds=out_binds + ("ctl",), wg=wg, unroll=unroll,
-             buckets=buckets, cap=cap, slots=slots, sort_e=sort_e, sg_bits=lanes, bins=bins,
-             passes=passes, sel_passes=sel_passes),
-        {}, rows)
+        dict(binds=(("input", "cout") if chunked else out_binds) + ("ctl",), wg=wg,
+             unroll=unroll, buckets=buckets, cap=cap, slots=slots, sort_e=sort_e,
+             sg_bits=lanes, bins=bins, passes=passes, sel_passes=sel_passes,
+             sink="cands" if chunked else "output"),
+        dict(chunk=tile, n_split=lists) if chunked else {}, rows * lists if chunked else rows,
+        cout="a" if chunked else None)
     if lanes:
         transfers = 1 + 2 * max(0, log_n - log_e - lanes)
     else:

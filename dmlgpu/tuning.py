@@ -181,7 +181,13 @@ TOPK_THRESHOLD_MIN_ROWS = 1024
 #   take 0.70. Tried: E = 8 1.66, 4 lane bits 1.54, B = 4K 1.74 (3 per SM: registers),
 #   slots at 130% 1.55; the exact K's key digits from
 #   the top bit of (key - T) among the candidates (a run-time loop of passes, one fewer on
-#   normal floats): 1.57 (Dawn 1.60 against 1.62).
+#   normal floats): 1.57 (Dawn 1.60 against 1.62). With workgroup memory shrunk to nothing
+#   (wrong results, occupancy only) registers still allow 5 per SM, with 5 or 4 candidate
+#   registers per thread in step 4 (slots at 80 or 70%) and with E = 8 alike: the register
+#   peak is not step 4's nor the sort's.
+#   1 x 2^24 float32, K = 1000 (H200, same run as torch): the "candidates" strategy (the
+#   select kernel per chunk of 16384, 3 merge passes) 0.48 ms = 0.78x torch; "wide" per
+#   chunk instead, the same merges: 0.256 ms = 1.46x (Dawn 0.259, 1.43x).
 TOPK_WIDE_WG = 256
 TOPK_WIDE_UNROLL = 8
 TOPK_WIDE_BUCKETS = 2

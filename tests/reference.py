@@ -102,7 +102,9 @@ def topk_reference(x: np.ndarray, k: int, axis: int = -1, descending: bool = Tru
     x = np.asarray(x)
     moved = np.moveaxis(x, axis, -1)
     rows = moved.reshape(-1, moved.shape[-1])
-    v = rows
+    # ranks from float16 values widened (exactly) to float32: numpy 2.4.6 sorted some float16
+    # arrays wrongly here (np.sort of an np.where result left -4 after -3)
+    v = rows.astype(np.float32) if rows.dtype == np.float16 else rows
     if v.dtype.kind == "f":
         nan = np.isnan(v)
         v = np.where(nan | (v == 0), np.zeros((), v.dtype), v)  # -0.0 -> +0.0

@@ -187,14 +187,14 @@ def test_select_middle_axis(dev, tuned, strategy):
 # -- strategy "threshold": the K-th best thread maximum bounds the candidates ----------
 
 def fallback_flags(x, k, direction="decreasing", device=None, strategy="threshold"):
-    """Runs the "threshold" (or "wide") plan on x and returns its per-row flags (1: the row
-    had too many candidates and was redone by the fallback kernels)."""
+    """Runs the "threshold" (or "wide") plan on x and returns its per-row flags (per chunk
+    for a chunked "wide", row-major; 1: it had too many candidates and was redone by the
+    fallback kernels)."""
     t = x if isinstance(x, dg.Tensor) else dg.asarray(x, device=device)
     op = compiled(t, k, -1, direction)
     assert op.plan.notes["strategy"] == strategy
     op(inputs=[t])
-    rows = op.plan.notes["rows"]
-    return op.device.download(op._scratch["ctl"], 0, 4 * rows).view(np.uint32)
+    return op.device.download(op._scratch["ctl"], 0, op.plan.scratch["ctl"]).view(np.uint32)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -393,14 +393,45 @@ def test_wide_views_and_long_rows(tuned):
     assert list(fallback_flags(y, 300, device=d, strategy="wide")) == [0, 1, 0]
 
 
+@pytest.mark.parametrize("dtype, lanes", [("float32", "lanes"), ("float32", "no lanes"),
+                                          ("int64", "lanes"), ("uint8", "lanes")])
+def test_wide_chunks(tuned, dtype, lanes):
+    # a few rows longer than a tile: "wide" per chunk of 16384 (its candidate lists, then
+    # the merge passes); the last chunk is shorter than B (empty buckets: every element is
+    # a candidate) and, below, than K; chunks of heavy ties fall back to the select kernel
+    # alone (a flag per chunk): chunk 1 of row 1 (one value), row 2 (nine values)
+    d = tuned(**LANES[lanes])
+    rng = rng_for("wide chunks", dtype)
+    x = random_values(rng, (3, 2 * 16384 + 700), dtype, ties=False)
+    x[1, 16384:2 * 16384] = x[1, 16384]
+    x[2] = random_values(rng, (2 * 16384 + 700,), dtype)
+    for direction in ("decreasing", "increasing"):
+        for k in (129, 1000):
+            notes = check(x, k, -1, direction, strategy="wide", device=d)
+            assert notes["chunks"] == 3 and notes["merge_passes"] == 1
+    assert notes["fallback"] == "candidates"
+    assert notes["wide_lane_bits"] == lane_bits(d, lanes)
+    flags = fallback_flags(x, 1000, device=d, strategy="wide").reshape(3, 3)
+    assert flags[1, 1] == 1 and list(flags[2, :2]) == [1, 1] and list(flags[:, 2]) == [0] * 3
+    if np.dtype(dtype).itemsize > 1:  # (8-bit chunks tie at the top even so)
+        assert list(flags[0]) == [0, 0, 0] and flags[1, 0] == 0
+    # a strided axis, and a single row of 3 chunks with K past the last chunk's length
+    check(np.ascontiguousarray(x[:2].T), 700, 0, "decreasing", strategy="wide", device=d)
+    check(x[:1, :2 * 16384 + 100], 300, -1, "increasing", strategy="wide", device=d)
+
+
 # -- strategy "candidates": per-chunk candidate lists and merge passes ----------------
 
 def test_candidates_long_rows(dev):
-    # rows of 2^20: 64 chunks of 16384 -> 64 lists -> 4 -> 1 (two merge passes)
+    # rows of 2^20: 64 chunks of 16384 -> 64 lists -> 1 (K = 100: 163 lists per merge), or
+    # -> 4 -> 1 (K = 1000: 16 per merge); above "threshold"'s K the lists come from a
+    # chunked "wide"
     x = random_values(rng_for("2^20"), (2, 1 << 20), "float32")
-    notes = check(x, 1000, -1, "decreasing", strategy="candidates")
-    assert notes["merge_passes"] >= 2
+    notes = check(x, 100, -1, "decreasing", strategy="candidates")
+    assert notes["merge_passes"] == 1
     check(x, 1, -1, "increasing", strategy="candidates")
+    notes = check(x, 1000, -1, "decreasing", strategy="wide")
+    assert notes["merge_passes"] >= 2 and notes["chunks"] == 64
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64"])
