@@ -183,11 +183,12 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             if k == 1:  # exact as it is: no candidates, no fallback
                 notes.update(strategy="threshold")
                 return TopKPlan(steps, scratch, notes)
-        wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists, tile, smem,
-                                            max_wg, out_binds, subgroup_size)
         # "wide" by chunks (rows longer than a tile, few of them): its candidate lists go
         # through the merge passes below like the select kernel's
-        chunked = wide and lists > 1 and rows < tuning.TOPK_THRESHOLD_MIN_ROWS
+        chunked = lists > 1 and rows < tuning.TOPK_THRESHOLD_MIN_ROWS
+        wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked,
+                                            smem, max_wg, out_binds, subgroup_size)
+        chunked = chunked and wide
         guarded = threshold or wide
         if guarded:  # per-row (per-chunk) flags: what the fallback kernels below redo
             scratch["ctl"] = rows * (lists if chunked else 1) * 4
@@ -277,16 +278,15 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     return TopKPlan(steps, scratch, notes)
 
 
-def _plan_wide(add, notes, dt, k, n, rows, lists, tile, smem, max_wg, out_binds,
+def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, out_binds,
                subgroup_size) -> bool:
     """Adds the "wide" kernel's step if the problem suits it (K above the "threshold"
     kernel's; N = K to a power of two sort slots, at least 64 and at most
     tuning.TOPK_WIDE_MAX_SLOTS; B buckets, TOPK_WIDE_BUCKETS x K to a power of two, or as
     many as a row (a chunk) holds but at least 2K; C candidate slots within workgroup memory;
-    lanes of subgroups where there are some); returns whether it did. A row of one tile, or
-    many rows, take a workgroup each; a few rows longer than a tile take one per tile-sized
-    chunk, each writing a candidate list (`lists` of them per row) for the merge passes."""
-    chunked = lists > 1 and rows < tuning.TOPK_THRESHOLD_MIN_ROWS
+    lanes of subgroups where there are some); returns whether it did. A row takes a
+    workgroup; `chunked`: each tile-sized chunk of a row takes one instead, writing a
+    candidate list (`lists` of them per row) for the merge passes."""
     slots = max(64, _pow2_ceil(k))
     buckets = min(_pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), _pow2_floor(tile if chunked else n))
     if not (tuning.TOPK_THRESHOLD_MAX_K < k and slots <= tuning.TOPK_WIDE_MAX_SLOTS
