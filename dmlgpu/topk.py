@@ -300,8 +300,11 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     sel_passes = digit_passes(dt, ((tile if chunked else n) - 1).bit_length(),
                               tuning.TOPK_WIDE_RADIX_BITS)
     bins = 1 << max(w for _, _, w in passes + sel_passes)
-    fixed = 4 * (bins + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
-    if (4 * max(cap, slots * (dt.key_words + 1)) + fixed > smem or slots // wg > 16
+    stage = slots + tuning.TOPK_WIDE_STAGE_MARGIN  # step 5's ranked entries at most
+    rank_bins = max(tuning.TOPK_WIDE_RANK_BINS, 32)
+    octaves = min(tuning.TOPK_WIDE_RANK_OCTAVES, rank_bins // 2)  # (a power of two)
+    fixed = 4 * (max(bins, rank_bins) + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
+    if (4 * max(cap, stage * (dt.key_words + 1)) + fixed > smem or slots // wg > 16 or bins < wg
             or buckets // wg > 16 or _ceil(cap, wg) > 32):
         return False
     per_thread = buckets // wg  # buckets per thread; the unroll covers each of them alike
@@ -315,6 +318,8 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     add("topk_wide.wgsl.j2",
         dict(binds=(("input", "cout") if chunked else out_binds) + ("ctl",), wg=wg,
              unroll=unroll, buckets=buckets, cap=cap, slots=slots, sort_e=sort_e,
+             rank_cost=tuning.TOPK_WIDE_RANK_COST, stage=stage, octaves=octaves,
+             rank_bins=rank_bins, hist_size=rank_bins,
              sg_bits=lanes, bins=bins, passes=passes, sel_passes=sel_passes,
              sink="cands" if chunked else "output"),
         dict(chunk=tile, n_split=lists) if chunked else {}, rows * lists if chunked else rows,

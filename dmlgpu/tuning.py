@@ -196,6 +196,22 @@ TOPK_WIDE_CAP_PCT = 110
 TOPK_WIDE_RADIX_BITS = 8
 TOPK_WIDE_SORT_ENTRIES = 4
 TOPK_WIDE_MAX_SLOTS = 1024
+# The "wide" kernel ranks its candidates within bins (a counting sort over the top bits of
+# key - T, then each candidate's rank among its bin's, for the bins that start below K)
+# where those bins' sum of (candidates in it)^2 is at most RANK_COST x K and they hold at
+# most N + STAGE_MARGIN candidates (a multiple of 32: the slots' swizzle); otherwise the
+# exact radix select and the bitonic sort take the row.
+TOPK_WIDE_RANK_COST = 32
+TOPK_WIDE_STAGE_MARGIN = 64
+# The bins are log-linear in key - T: OCTAVES - 1 octaves below the greatest and the rest
+# get bins / OCTAVES bins each (1: linear). Simulated (numpy, 16384 elements, K = 1024,
+# 256 bins; mean sum of squares per K, linear -> 4): normal 11.2 -> 7.9, uniform 9.0 ->
+# 10.9, exponential 14.3 -> 8.4, -|normal| 26.6 -> 13.6, lognormal 17.2 -> 9.6 (8: 13.5,
+# 20.8, 11.2, 10.5, 10.3). A power of two.
+TOPK_WIDE_RANK_OCTAVES = 4
+# Its bins (a power of two; their counts share the radix selects' histogram, which grows to
+# this many words).
+TOPK_WIDE_RANK_BINS = 512
 # Lanes (log2) the "wide" sort's windows span where the device has subgroups (32 lanes on
 # NVIDIA; fewer where its subgroups are smaller).
 TOPK_WIDE_LANE_BITS = 5

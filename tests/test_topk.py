@@ -186,15 +186,26 @@ def test_select_middle_axis(dev, tuned, strategy):
 
 # -- strategy "threshold": the K-th best thread maximum bounds the candidates ----------
 
-def fallback_flags(x, k, direction="decreasing", device=None, strategy="threshold"):
-    """Runs the "threshold" (or "wide") plan on x and returns its per-row flags (per chunk
-    for a chunked "wide", row-major; 1: it had too many candidates and was redone by the
-    fallback kernels)."""
+def row_flags(x, k, direction="decreasing", device=None, strategy="threshold"):
+    """Runs the "threshold" (or "wide") plan on x and returns its per-row flag words (per
+    chunk for a chunked "wide", row-major)."""
     t = x if isinstance(x, dg.Tensor) else dg.asarray(x, device=device)
     op = compiled(t, k, -1, direction)
     assert op.plan.notes["strategy"] == strategy
     op(inputs=[t])
     return op.device.download(op._scratch["ctl"], 0, op.plan.scratch["ctl"]).view(np.uint32)
+
+
+def fallback_flags(x, k, direction="decreasing", device=None, strategy="threshold"):
+    """Per row (chunk): 1 where it had too many candidates and the fallback kernels redid it."""
+    return row_flags(x, k, direction, device, strategy) & 1
+
+
+def bitonic_flags(x, k, direction="decreasing", device=None):
+    """Per row of a "wide" plan: 1 where its K best were sorted by the bitonic sort (steps
+    6-7) rather than ranked by bins (step 5), or it fell back."""
+    f = row_flags(x, k, direction, device, "wide")
+    return (f >> 1 | f) & 1
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -391,6 +402,63 @@ def test_wide_views_and_long_rows(tuned):
         notes = check(y, 300, -1, direction, strategy="wide", device=d)
     assert notes["fallback"] == "candidates"
     assert list(fallback_flags(y, 300, device=d, strategy="wide")) == [0, 1, 0]
+
+
+# "wide" ranking its candidates by bins (step 5) wherever it can, or never (the bitonic sort
+# of steps 6-7 for every row), or as planned
+SORTS = {"ranked": dict(TOPK_WIDE_RANK_COST=1 << 20, TOPK_WIDE_STAGE_MARGIN=1024),
+         "bitonic": dict(TOPK_WIDE_RANK_COST=0), "planned": {}}
+
+
+def octave_rows(dtype: str, n: int) -> tuple[np.ndarray, int]:
+    """Two rows and K: their K best (decreasing: row 0; increasing: row 1) are T and T +- each
+    2^j + (-2..2) that fits, in distinct buckets, so that T is exactly the K-th best bucket
+    best and step 5's d = key - T falls on and around each of its bins' octave bounds."""
+    info = np.iinfo(dtype)
+    span = min(int(info.max) - int(info.min), 2 ** 62) // 2
+    offs = np.unique([0] + [2 ** j + e for j in range(1, span.bit_length() - 1)
+                            for e in (-2, -1, 0, 1, 2)]).astype(np.int64)
+    rng = rng_for("octaves", dtype)
+    mid = int(info.min) + span  # (T: the rows' other values lie on the far side of it)
+    up = rng.integers(int(info.min), mid, n, endpoint=False, dtype=np.int64)
+    down = rng.integers(mid + 1, mid + span, n, endpoint=True, dtype=np.int64)
+    up[:offs.size], down[:offs.size] = mid + offs, mid - offs
+    return np.stack([up, down]).astype(dtype), offs.size
+
+
+@pytest.mark.parametrize("dtype, lanes, sort", [
+    (d, "lanes", s) for d in ("float32", "float16", "int64", "uint8") for s in SORTS] + [
+    ("float32", "no lanes", s) for s in SORTS] + [("int32", "lanes", "ranked")])
+def test_wide_sorts(tuned, dtype, lanes, sort):
+    # both ways of sorting the K best, on rows of distinct keys (normal: crowded just above
+    # T; exponential), an outlier above them, few values (ties: the bins' work is too much
+    # for "planned"), and values in every octave of d (integer types)
+    d = tuned(**WIDE, **LANES[lanes], **SORTS[sort])
+    rng = rng_for("wide sorts", dtype)
+    n = 4099
+    normal = random_values(rng, (n,), dtype, ties=False, specials=False)
+    expo = rng.exponential(size=n) * (30 if dtype == "uint8" else 1000)
+    outlier = normal.copy()
+    outlier[77] = np.iinfo(dtype).max if dtype in ("int64", "uint8") else 60000
+    few = random_values(rng, (n,), dtype)
+    x = np.stack([normal, expo.astype(dtype), outlier, few])
+    for direction in ("decreasing", "increasing"):
+        for k in (300, 1000):
+            check(x, k, -1, direction, strategy="wide", device=d)
+    bitonic = bitonic_flags(x, 300, device=d)
+    if sort == "bitonic":
+        assert list(bitonic) == [1, 1, 1, 1]
+    elif sort == "ranked":  # (ties at T overflow the candidate slots: the fallback's)
+        assert list(bitonic[:3]) == [0, 0, 0]
+    elif dtype != "uint8":  # (8-bit rows: 256 keys for 4099 elements, ties throughout)
+        assert list(bitonic) == [0, 0, 0, 1]
+    if np.dtype(dtype).kind in "iu" and dtype != "uint8":
+        y, k = octave_rows(dtype, 3000)
+        check(y[:1], k, -1, "decreasing", strategy="wide", device=d)
+        check(y[1:], k, -1, "increasing", strategy="wide", device=d)
+        if sort == "ranked":
+            assert bitonic_flags(y[:1], k, device=d)[0] == 0
+            assert bitonic_flags(y[1:], k, "increasing", device=d)[0] == 0
 
 
 @pytest.mark.parametrize("dtype, lanes", [("float32", "lanes"), ("float32", "no lanes"),
