@@ -24,8 +24,10 @@ Strategies, by regime (plan.notes["strategy"]):
                 the threshold set a flag, and "select"/"candidates" (guarded) redo them.
   "wide"        the same bound for 128 < K <= tuning.TOPK_WIDE_MAX_SLOTS: an exact radix
                 select of the threshold over the bucket bests, the candidates gathered by a
-                second read, an exact radix select of the K best among them, a
-                register-blocked bitonic sort (`bitonic_rounds`); same fallback. A few rows
+                second read and ranked by a counting sort over bins of key - threshold and
+                their rank within their bin; where the bins hold too many (ties), an exact
+                radix select of the K best among them and a register-blocked bitonic sort
+                (`bitonic_rounds`); same fallback. A few rows
                 longer than a tile run it per tile-sized chunk instead, each chunk's K best
                 a candidate list for the merge passes of "candidates" (the fallback then
                 redoes flagged chunks only).
@@ -300,9 +302,10 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     sel_passes = digit_passes(dt, ((tile if chunked else n) - 1).bit_length(),
                               tuning.TOPK_WIDE_RADIX_BITS)
     bins = 1 << max(w for _, _, w in passes + sel_passes)
-    stage = slots + tuning.TOPK_WIDE_STAGE_MARGIN  # step 5's ranked entries at most
-    rank_bins = max(tuning.TOPK_WIDE_RANK_BINS, 32)
-    octaves = min(tuning.TOPK_WIDE_RANK_OCTAVES, rank_bins // 2)  # (a power of two)
+    # step 5's ranked entries at most (a multiple of 32: the slots' swizzle), its bins
+    stage = slots + _ceil(tuning.TOPK_WIDE_STAGE_MARGIN, 32) * 32
+    rank_bins = _pow2_floor(max(tuning.TOPK_WIDE_RANK_BINS, 32))
+    octaves = _pow2_floor(min(max(tuning.TOPK_WIDE_RANK_OCTAVES, 1), rank_bins // 2))
     fixed = 4 * (max(bins, rank_bins) + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
     if (4 * max(cap, stage * (dt.key_words + 1)) + fixed > smem or slots // wg > 16 or bins < wg
             or buckets // wg > 16 or _ceil(cap, wg) > 32):
@@ -318,7 +321,9 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     add("topk_wide.wgsl.j2",
         dict(binds=(("input", "cout") if chunked else out_binds) + ("ctl",), wg=wg,
              unroll=unroll, buckets=buckets, cap=cap, slots=slots, sort_e=sort_e,
-             rank_cost=tuning.TOPK_WIDE_RANK_COST, stage=stage, octaves=octaves,
+             # (the kernel's bound RANK_COST x K stays within 32 bits)
+             rank_cost=min(tuning.TOPK_WIDE_RANK_COST, (1 << 32) // slots - 1), stage=stage,
+             octaves=octaves,
              rank_bins=rank_bins, hist_size=rank_bins,
              sg_bits=lanes, bins=bins, passes=passes, sel_passes=sel_passes,
              sink="cands" if chunked else "output"),

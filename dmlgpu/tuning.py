@@ -210,8 +210,9 @@ TOPK_WIDE_MAX_SLOTS = 1024
 # - Stopped after each phase (256 log-linear bins, 1.17 ms in all): the gather 0.86 ms, the
 #   bins' counts and first ranks 0.93, the staging 0.96; the ranks within the bins 0.15 ms.
 # - RANK_COST 8: 1.62 ms (most rows above it: simulated normal rows cost 7.9 per K with 256
-#   log-linear bins, 11.2 with linear ones). STAGE_MARGIN 32 / 128: 1.11 / 1.19 against
-#   1.11-1.19 for 64 (simulated: the staged bins pass N by 21 at most in 200 normal rows).
+#   log-linear bins, 11.2 with linear ones). STAGE_MARGIN 32: 1.108 against 1.108 ms for
+#   64 (512 bins), 1.176 against 1.173 (256 log-linear); 128: 1.191 against 1.192 (256
+#   linear). Simulated: the staged bins pass N by 21 at most in 200 normal rows.
 #   RANK_BINS 256 / 1024: 1.15 / 1.19 ms against 1.11 (1024: 3 KiB more workgroup memory).
 #   OCTAVES 1 (linear) / 2 / 8: 1.22 (at 256 bins, against 1.17) / 1.13 / 1.14 ms against
 #   1.11. Candidate slots at 100% of those expected: 1.59 ms (rows overflow into the
