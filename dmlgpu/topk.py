@@ -323,8 +323,7 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
              unroll=unroll, buckets=buckets, cap=cap, slots=slots, sort_e=sort_e,
              # (the kernel's bound RANK_COST x K stays within 32 bits)
              rank_cost=min(tuning.TOPK_WIDE_RANK_COST, (1 << 32) // slots - 1), stage=stage,
-             octaves=octaves,
-             rank_bins=rank_bins, hist_size=rank_bins,
+             octaves=octaves, rank_bins=rank_bins,
              sg_bits=lanes, bins=bins, passes=passes, sel_passes=sel_passes,
              sink="cands" if chunked else "output"),
         dict(chunk=tile, n_split=lists) if chunked else {}, rows * lists if chunked else rows,
