@@ -11,7 +11,8 @@ import traceback
 import numpy as np
 
 import dmlgpu as dg
-from dmlgpu import codegen, dispatch
+from dmlgpu import codegen
+from dmlgpu.runtime import dispatch
 
 from .cases import OPS, Case, exact
 from .timing import Policy
@@ -83,7 +84,7 @@ class Runner:
             return sum(self.gpu_timer.run(s * runs) for s in submissions) / runs
         t0 = time.perf_counter()
         for s in submissions:
-            dispatch.run(self.dev, s)
+            dispatch.encode_and_submit(self.dev, s)
         self.sync()
         return time.perf_counter() - t0
 
@@ -142,7 +143,7 @@ class Runner:
         groups = -(-n_vec // COPY_WG)
         launch = dispatch.Launch(pipeline, layout, [(src, 0, size), (dst, 0, size)],
                                  codegen.pack_params(n_groups=groups, aux0=n_vec), groups)
-        samples, runs, timer = self.gpu_samples([[launch]])
+        samples, runs, timer = self.gpu_samples([[dispatch.bind(dev, [launch], "copy")]])
         head = np.frombuffer(dev.download(dst, 0, 4096), np.uint32)
         tail = np.frombuffer(dev.download(dst, size - 4096, 4096), np.uint32)
         if not (np.array_equal(head, words[:1024]) and np.array_equal(tail, words[-1024:])):
@@ -206,9 +207,9 @@ class Runner:
         rec["compile_s"] = dev.pipelines.compile_seconds - c0
         rec["pipelines_built"] = dev.pipelines.misses - m0
         rec["submissions"] = len(subs)
-        rec["dispatches"] = sum(len(s) for s in subs)
+        rec["dispatches"] = sum(b.n_dispatches for b, _ in subs)
         if not subs:
-            raise RuntimeError(f"{case.op} submitted no work through dmlgpu.dispatch.run; "
+            raise RuntimeError(f"{case.op} submitted no work through dmlgpu's dispatch.submit; "
                                "the benchmark cannot time it")
 
         self.progress.phase("check")
@@ -225,7 +226,8 @@ class Runner:
         del outs
 
         self.progress.phase("gpu")
-        gpu, runs, timer = self.gpu_samples(subs)
+        # one submission per recorded call (the holds keep its buffers to it meanwhile)
+        gpu, runs, timer = self.gpu_samples([[b] for b, _ in subs])
         del subs
         rec["gpu_s"] = _median(gpu)
         rec["gpu_s_min"] = float(min(gpu))

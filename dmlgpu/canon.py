@@ -66,3 +66,12 @@ def reduction(shape, in_strides, out_strides, axes, *, red_out=None) -> Reductio
         red = [Dim(n, (si, so)) for (i, (n, si, _)), so in zip(dims, red_out, strict=True)
                if i in axes]
     return Reduction(merge(kept), merge(red))
+
+
+def contiguous_strides(shape) -> tuple[int, ...]:
+    """Row-major element strides of a packed tensor of `shape`."""
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= int(n)
+    return tuple(reversed(strides))

@@ -6,13 +6,12 @@ compiled operator is then called with `inputs=[...]` and optional preallocated `
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import dtypes, validate
-from .tensor import contiguous_strides
+from .canon import contiguous_strides
 
 
 @dataclass(frozen=True)
@@ -27,11 +26,10 @@ class TensorDesc:
         object.__setattr__(self, "dtype", dtypes.lookup(self.dtype, "TensorDesc.dtype").name)
         object.__setattr__(self, "sizes", validate.sizes(self.sizes, "TensorDesc.sizes"))
         if self.strides is not None:
-            try:
-                st = tuple(operator.index(s) for s in self.strides)
-            except TypeError:
+            if isinstance(self.strides, (str, bytes)) or not hasattr(self.strides, "__iter__"):
                 raise TypeError(f"TensorDesc.strides: {self.strides!r} is not a sequence of "
-                                "integers") from None
+                                "integers")
+            st = tuple(validate.integer(s, "TensorDesc.strides") for s in self.strides)
             if len(st) != len(self.sizes):
                 raise ValueError(f"TensorDesc.strides: {st} has {len(st)} entries for "
                                  f"{len(self.sizes)} sizes {self.sizes}")
@@ -47,14 +45,28 @@ class TensorDesc:
 
 
 def _axes_field(value, arg: str) -> tuple:
+    """Axes as a tuple of ints (bools and floats rejected), so that equal descs are equally
+    valid: the compile cache compares descs, and must not accept what a fresh device rejects."""
     if hasattr(value, "__index__") and np.ndim(value) == 0:  # numpy arrays have __index__
-        return (value,)
+        return (validate.integer(value, arg),)
     if isinstance(value, np.ndarray):
-        return tuple(int(a) for a in value.reshape(-1))
+        value = value.reshape(-1).tolist()
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{arg}: {value!r} is not an integer or a sequence of integers")
     try:
-        return tuple(value)
+        seq = tuple(value)
     except TypeError:
         raise TypeError(f"{arg}: {value!r} is not an integer or a sequence of integers") from None
+    return tuple(validate.integer(a, arg) for a in seq)
+
+
+def _tensor_fields(desc) -> None:
+    """Every tensor field of an operator description is a TensorDesc."""
+    for name, value in vars(desc).items():
+        if name in ("input",) or name.startswith("output"):
+            if not isinstance(value, TensorDesc):
+                raise TypeError(f"{type(desc).__name__}.{name}: {type(value).__name__} is not "
+                                "a TensorDesc")
 
 
 def _dir_field(value: str) -> str:
@@ -71,6 +83,7 @@ class ArgMaxDesc:
     axis_direction: str = "increasing"
 
     def __post_init__(self):
+        _tensor_fields(self)
         object.__setattr__(self, "axes", _axes_field(self.axes, f"{type(self).__name__}.axes"))
         object.__setattr__(self, "axis_direction", _dir_field(self.axis_direction))
 
@@ -89,6 +102,7 @@ class Hardmax1Desc:
     axes: tuple = (-1,)
 
     def __post_init__(self):
+        _tensor_fields(self)
         object.__setattr__(self, "axes", _axes_field(self.axes, f"{type(self).__name__}.axes"))
 
 
@@ -100,6 +114,9 @@ class NonZeroCoordinatesDesc:
     input: TensorDesc
     output_count: TensorDesc
     output_coordinates: TensorDesc
+
+    def __post_init__(self):
+        _tensor_fields(self)
 
 
 @dataclass(frozen=True)
@@ -115,4 +132,7 @@ class TopK1Desc:
     axis_direction: str = "decreasing"
 
     def __post_init__(self):
+        _tensor_fields(self)
+        object.__setattr__(self, "axis", validate.integer(self.axis, "TopK1Desc.axis"))
+        object.__setattr__(self, "k", validate.integer(self.k, "TopK1Desc.k"))
         object.__setattr__(self, "axis_direction", _dir_field(self.axis_direction))

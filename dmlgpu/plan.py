@@ -10,8 +10,11 @@ from dataclasses import dataclass, field
 
 from . import tuning
 from .canon import Dim, Reduction
-from .device import WINDOW_ALIGN
 from .errors import DeviceLimitError
+
+# Bindings start at multiples of this (it is >= every adapter's min storage offset alignment
+# and a multiple of 8, so no 64-bit element straddles two windows).
+WINDOW_ALIGN = 256
 
 
 @dataclass

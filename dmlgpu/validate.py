@@ -1,5 +1,5 @@
 """Argument checks at the API boundary. Every error names the argument, the value given
-and what is allowed; nothing is clamped or converted silently."""
+and what is allowed; nothing is clamped or converted silently (a bool is never an int)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,27 @@ import operator
 import numpy as np
 
 from . import dtypes
-from .tensor import normalize_axis
 
 MAX_RANK = 8
 DIRECTIONS = ("increasing", "decreasing")
+
+
+def integer(value, arg: str) -> int:
+    """An int (or numpy integer), never a bool or a float."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{arg}: {value!r} is not an integer (a bool)")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{arg}: {value!r} is not an integer") from None
+
+
+def normalize_axis(axis, ndim: int, arg: str = "axis") -> int:
+    a = integer(axis, arg)
+    if not -ndim <= a < ndim:
+        raise ValueError(f"{arg}: {a} is out of range for a rank-{ndim} tensor "
+                         f"(allowed {-ndim}..{ndim - 1})")
+    return a % ndim
 
 
 def rank(shape, arg: str = "x") -> None:
@@ -21,19 +38,26 @@ def rank(shape, arg: str = "x") -> None:
 
 
 def sizes(value, arg: str) -> tuple[int, ...]:
-    try:
-        out = tuple(operator.index(s) for s in value)
-    except TypeError:
-        raise TypeError(f"{arg}: {value!r} is not a sequence of integers") from None
+    """A tuple of non-negative ints (a shape)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{arg}: {value!r} is not a sequence of integers")
+    out = tuple(integer(s, arg) for s in value)
     if any(s < 0 for s in out):
         raise ValueError(f"{arg}: {out} has a negative size")
     return out
+
+
+def shape_arg(value, arg: str = "shape") -> tuple[int, ...]:
+    """A tensor's shape: non-negative ints (operators check their ranks)."""
+    return sizes(value, arg)
 
 
 def axes(value, ndim: int, arg: str = "axes") -> tuple[int, ...]:
     """A non-empty set of distinct axes, normalised to 0..ndim-1; None means all axes."""
     if value is None:
         return tuple(range(ndim))
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{arg}: {value!r} is a bool, not an axis")
     if hasattr(value, "__index__") and np.ndim(value) == 0:  # numpy arrays have __index__
         seq = (value,)
     else:
@@ -55,7 +79,7 @@ def direction(value, arg: str = "axis_direction") -> bool:
     v = value.lower() if isinstance(value, str) else value
     if isinstance(v, str) and v.startswith("dml_axis_direction_"):
         v = v[len("dml_axis_direction_"):]
-    if v not in DIRECTIONS:
+    if not isinstance(v, str) or v not in DIRECTIONS:
         raise ValueError(f"{arg}: {value!r} is not a direction (allowed: 'increasing', "
                          "'decreasing')")
     return v == "decreasing"

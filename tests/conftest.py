@@ -3,8 +3,9 @@ import os
 import pytest
 
 import dmlgpu as dg
-from dmlgpu import dispatch, pipelines, pool, tuning
-from dmlgpu.device import Device
+from dmlgpu import tuning
+from dmlgpu.runtime import allocator, dispatch, pipelines
+from dmlgpu.runtime.device import Device
 
 
 def pytest_report_header(config):
@@ -34,7 +35,7 @@ _DEVICES: dict = {}
 
 
 def pytest_terminal_summary(terminalreporter):
-    from dmlgpu import device as devmod
+    from dmlgpu.runtime import device as devmod
 
     devices = dict(_DEVICES)
     if devmod._default is not None:
@@ -47,17 +48,18 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.fixture
 def no_gpu(monkeypatch):
-    """Fails the test if a pipeline is built, a buffer created or taken from a pool, data
-    uploaded or a kernel launched."""
+    """Fails the test if a pipeline is built, a buffer created or taken from the allocator,
+    data uploaded or a kernel bound or launched."""
     def forbid(what):
         def f(*args, **kwargs):
             raise AssertionError(f"reached the GPU: {what}")
         return f
     monkeypatch.setattr(Device, "create_buffer", forbid("create_buffer"))
     monkeypatch.setattr(Device, "upload", forbid("upload"))
-    monkeypatch.setattr(pool.BufferPool, "acquire", forbid("pool.acquire"))
+    monkeypatch.setattr(allocator.CachingAllocator, "alloc", forbid("allocator.alloc"))
     monkeypatch.setattr(pipelines.PipelineCache, "get", forbid("pipelines.get"))
-    monkeypatch.setattr(dispatch, "run", forbid("dispatch.run"))
+    monkeypatch.setattr(dispatch, "bind", forbid("dispatch.bind"))
+    monkeypatch.setattr(dispatch, "submit", forbid("dispatch.submit"))
 
 
 @pytest.fixture

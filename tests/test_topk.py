@@ -17,7 +17,8 @@ from reference import ALL_DTYPES, assert_same, random_values, rng_for, topk_refe
 
 import dmlgpu as dg
 from dmlgpu import tuning
-from dmlgpu.topk import bitonic_rounds
+from dmlgpu.ops.topk import bitonic_rounds
+from dmlgpu.runtime import dispatch
 
 
 def compiled(x: dg.Tensor, k: int, axis: int = -1, direction: str = "decreasing",
@@ -192,8 +193,11 @@ def row_flags(x, k, direction="decreasing", device=None, strategy="threshold"):
     t = x if isinstance(x, dg.Tensor) else dg.asarray(x, device=device)
     op = compiled(t, k, -1, direction)
     assert op.plan.notes["strategy"] == strategy
-    op(inputs=[t])
-    return op.device.download(op._scratch["ctl"], 0, op.plan.scratch["ctl"]).view(np.uint32)
+    with dispatch.recording() as calls:  # keeps the call's scratch from other calls
+        op(inputs=[t])
+    _, holds = calls[-1]
+    ctl = holds[[name for name, _, _ in op.scratch].index("ctl")]
+    return op.device.download(ctl.buffer, 0, op.plan.scratch["ctl"]).view(np.uint32)
 
 
 def fallback_flags(x, k, direction="decreasing", device=None, strategy="threshold"):

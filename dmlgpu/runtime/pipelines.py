@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
-from . import codegen
-from .errors import ShaderCompileError
+from .. import codegen
+from ..errors import ShaderCompileError
 
 
 class PipelineCache:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from . import canon, dtypes, plan, runtime, tuning, validate
-from .desc import Hardmax1Desc, TensorDesc
-from .device import default_device
-from .tensor import Tensor, asarray
+from .. import canon, dtypes, plan, tuning, validate
+from ..desc import Hardmax1Desc, TensorDesc
+from ..runtime.device import default_device, register_operator
+from ..runtime.tensor import Tensor
+from . import base
 
 TYPES = ("float32", "float16")
 
@@ -46,8 +47,10 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
     return p
 
 
-class CompiledHardmax(runtime.CompiledUnary):
+class CompiledHardmax(base.CompiledUnary):
     """A compiled Hardmax1: constraints checked and pipelines built at construction."""
+
+    label = "Hardmax1"
 
     def __init__(self, device, desc: Hardmax1Desc):
         self.device, self.desc = device, desc
@@ -58,26 +61,46 @@ class CompiledHardmax(runtime.CompiledUnary):
         if dst.dtype != src.dtype or dst.sizes != src.sizes:
             raise ValueError(f"Hardmax1Desc.output: {dst.dtype}{list(dst.sizes)} should have the "
                              f"input's type and sizes ({src.dtype}{list(src.sizes)})")
-        self._empty = any(n == 0 for n in src.sizes)
+        self.empty = any(n == 0 for n in src.sizes)
         red = canon.reduction(src.sizes, src.element_strides, dst.element_strides, self.axes,
                               red_out=dst.element_strides)
         out_dims = canon.merge([canon.Dim(n, (s,)) for n, s in
                                 zip(dst.sizes, dst.element_strides, strict=True)])
         self.plan = plan_hardmax(red, out_dims or (canon.Dim(1, (1,)),), self.dt)
-        if not self._empty:
+        self._ready_unary()
+        if not self.empty:
             for step in self.plan.steps:
                 device.pipelines.get(step.template, **step.variables,
                                      n_in_win=0 if step.source == "none" else 1, n_out_win=1)
 
 
-def hardmax(x, axes=-1) -> Tensor:
+register_operator(Hardmax1Desc, CompiledHardmax)
+
+
+def hardmax(x, axes=-1, *, out: Tensor | None = None) -> Tensor:
     """One-hot of the first maximum over `axes` (NaN counts as the maximum, the first NaN
-    wins; -0.0 equals +0.0); same shape and dtype as x (float32 or float16)."""
-    xd = runtime.tensor_desc(x)  # every check below runs before a numpy input is uploaded
+    wins; -0.0 equals +0.0); same shape and dtype as x (float32 or float16). `out`: the
+    tensor to write (x's shape and dtype; any non-overlapping strides)."""
+    outs = base.out_tensors(out, 1)
+    key = None
+    if type(x) is Tensor:  # the hot path: a call like an earlier one
+        key = (Hardmax1Desc, x._dt, x._shape, x._strides, type(axes), axes,
+               base.out_signature(outs))
+        op = base.hot_lookup(x.device, key)
+        if op is not None:
+            ys = outs if outs is not None else [op._alloc(op.out_descs[0])]
+            if outs is not None:
+                op._check_aliasing([x], ys)
+            op.run([x], ys)
+            return ys[0]
+    xd = base.tensor_desc(x)  # every check below runs before a numpy input is uploaded
     validate.rank(xd.sizes, "x")
     dtypes.lookup(xd.dtype, "x.dtype", TYPES)
     ax = validate.axes(axes, len(xd.sizes))
-    desc = Hardmax1Desc(xd, TensorDesc(xd.dtype, xd.sizes), ax)
-    op = (x.device if isinstance(x, Tensor) else default_device()).compile(desc)
-    (y,) = op(inputs=[asarray(x)])
+    (od,) = base.out_descs(outs, [TensorDesc(xd.dtype, xd.sizes)])
+    device = x.device if isinstance(x, Tensor) else default_device()
+    op = device.compile(Hardmax1Desc(xd, od, ax))
+    (y,) = op(inputs=[base.input_tensor(x, device)], outputs=outs)
+    if key is not None:
+        base.hot_store(device, key, op)
     return y

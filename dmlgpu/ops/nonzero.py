@@ -13,14 +13,14 @@ workgroups; the count stays on the GPU.
 
 from __future__ import annotations
 
-import operator
-
-from . import canon, dispatch, dtypes, runtime, tuning, validate
-from . import plan as planmod
-from .desc import NonZeroCoordinatesDesc, TensorDesc
-from .device import default_device
-from .errors import DeviceLimitError
-from .tensor import Tensor, asarray, empty
+from .. import canon, dtypes, tuning, validate
+from .. import plan as planmod
+from ..desc import NonZeroCoordinatesDesc, TensorDesc
+from ..errors import DeviceLimitError
+from ..runtime import dispatch
+from ..runtime.device import default_device, register_operator
+from ..runtime.tensor import Tensor
+from . import base
 
 # Scratch arrays: scan levels whose arrays fit the uniform's nz_at table (mask, tile
 # offsets, then one value array per level).
@@ -117,8 +117,10 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
         strided=strided, tiles=n_tiles, tile_elements=tile, scan_levels=len(levels)))
 
 
-class CompiledNonZeroCoordinates:
+class CompiledNonZeroCoordinates(base.CompiledOp):
     """A compiled NonZeroCoordinates: constraints checked and pipelines built up front."""
+
+    label = "NonZeroCoordinates"
 
     def __init__(self, device, desc: NonZeroCoordinatesDesc):
         self.device, self.desc = device, desc
@@ -151,6 +153,8 @@ class CompiledNonZeroCoordinates:
                                        "past the kernels' word indices")
         self.plan = plan(src.sizes, src.element_strides, self.dt, sizes[-1],
                          crd.element_strides[-2:])
+        self._ready([src], [cnt, crd], ["output_count", "output_coordinates"],
+                    [("scratch", self.plan.partial_bytes, "NonZeroCoordinates scratch")])
         # build the pipelines now, for the bindings that tensors at offset 0 need
         wins = {"": 0, "scratch": _windows(self.plan.partial_bytes, device),
                 "input": _windows(_span_bytes(src.sizes, src.element_strides,
@@ -162,21 +166,20 @@ class CompiledNonZeroCoordinates:
                 device.pipelines.get(step.template, **step.variables,
                                      n_in_win=wins[step.source], n_out_win=wins[step.sink])
 
-    def launches(self, x: Tensor, count: Tensor, coords: Tensor,
-                 scratch=None) -> list[dispatch.Launch]:
+    def launches(self, xs, ys, scratch_bufs) -> list[dispatch.Launch]:
         dev, p = self.device, self.plan
-        if scratch is None:
-            scratch = dev.create_buffer(p.partial_bytes, what="NonZeroCoordinates scratch")
+        (x,), (count, coords) = xs, ys
+        scratch = scratch_bufs["scratch"]
         budget = dev.max_storage_bindings
         _, s_wins = planmod.windows(scratch, 0, p.partial_bytes, dev.window_bytes,
                                     budget - 1, "NonZeroCoordinates scratch")
-        k_off, k_wins = runtime.bind(dev, count, 1, "outputs[0] (count)")
+        k_off, k_wins = base.bind(dev, count, 1, "outputs[0] (count)")
         c_off, c_wins = 0, []
         x_off, x_wins = 0, []
         if p.notes["tiles"]:
-            c_off, c_wins = runtime.bind(dev, coords, budget - len(s_wins),
-                                         "outputs[1] (coordinates)")
-            x_off, x_wins = runtime.bind(dev, x, budget - len(s_wins), "inputs[0]")
+            c_off, c_wins = base.bind(dev, coords, budget - len(s_wins),
+                                      "outputs[1] (coordinates)")
+            x_off, x_wins = base.bind(dev, x, budget - len(s_wins), "inputs[0]")
         bound = {"input": (x_wins, x_off), "scratch": (s_wins, 0), "": ([], 0),
                  "coordinates": (c_wins, c_off)}
         win_words = dev.window_bytes // 4
@@ -195,56 +198,50 @@ class CompiledNonZeroCoordinates:
                                           step.n_groups))
         return result
 
-    def __call__(self, inputs, outputs=None) -> list[Tensor]:
-        if len(inputs) != 1:
-            raise ValueError(f"inputs: expected [input], got {len(inputs)} tensors")
-        (x,) = inputs
-        d = self.desc
-        runtime.check_tensor(x, d.input, self.device, "inputs[0]")
-        if outputs is None:
-            count = empty(d.output_count.sizes, "uint32", device=self.device)
-            coords = empty(d.output_coordinates.sizes, "uint32", device=self.device)
-        else:
-            if len(outputs) != 2:
-                raise ValueError(f"outputs: expected [count, coordinates], got "
-                                 f"{len(outputs)} tensors")
-            count, coords = outputs
-        runtime.check_tensor(count, d.output_count, self.device, "outputs[0]")
-        runtime.check_tensor(coords, d.output_coordinates, self.device, "outputs[1]")
-        with runtime.pooled_scratch(self.device, self.plan.partial_bytes,
-                                    "NonZeroCoordinates scratch") as scratch:
-            dispatch.run(self.device, self.launches(x, count, coords, scratch))
-        return [count, coords]
+
+register_operator(NonZeroCoordinatesDesc, CompiledNonZeroCoordinates)
 
 
-def nonzero_coordinates(x, coordinate_rank=None) -> tuple[Tensor, Tensor]:
+def nonzero_coordinates(x, coordinate_rank=None, *,
+                        out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
     """Coordinates of the non-zero elements of `x`, in row-major order.
 
     Returns (count, coordinates): count is a uint32 tensor of shape (1,); coordinates a
     uint32 tensor of shape (x.size, N), row i the coordinate of the i-th non-zero element
     over the last N dimensions (N = coordinate_rank, default x.ndim; at least the rank
     without leading size-1 dimensions). Rows from count on are undefined. -0.0 counts as
-    zero; NaN and denormals count as non-zero.
+    zero; NaN and denormals count as non-zero. `out`: (count, coordinates) to write.
     """
-    xd = runtime.tensor_desc(x)  # every check below runs before a numpy input is uploaded
+    outs = base.out_tensors(out, 2)
+    key = None
+    if type(x) is Tensor:  # the hot path: a call like an earlier one
+        key = (NonZeroCoordinatesDesc, x._dt, x._shape, x._strides, type(coordinate_rank),
+               coordinate_rank, base.out_signature(outs))
+        op = base.hot_lookup(x.device, key)
+        if op is not None:
+            ys = outs if outs is not None else [op._alloc(d) for d in op.out_descs]
+            if outs is not None:
+                op._check_aliasing([x], ys)
+            op.run([x], ys)
+            return ys[0], ys[1]
+    xd = base.tensor_desc(x)  # every check below runs before a numpy input is uploaded
     validate.rank(xd.sizes, "x")
     lo, hi = coordinate_ranks(xd.sizes)
     if coordinate_rank is None:
         n = len(xd.sizes)
     else:
-        if isinstance(coordinate_rank, bool):
-            raise TypeError(f"coordinate_rank: {coordinate_rank!r} is not an integer")
-        try:
-            n = operator.index(coordinate_rank)
-        except TypeError:
-            raise TypeError(f"coordinate_rank: {coordinate_rank!r} is not an integer") from None
+        n = validate.integer(coordinate_rank, "coordinate_rank")
         if not lo <= n <= hi:
             raise ValueError(f"coordinate_rank: {n} is out of range for x of shape "
                              f"{xd.sizes} (allowed {lo}..{hi})")
     m = 1
     for size in xd.sizes:
         m *= size
-    desc = NonZeroCoordinatesDesc(xd, TensorDesc("uint32", (1,)), TensorDesc("uint32", (m, n)))
+    cd, kd = base.out_descs(outs, [TensorDesc("uint32", (1,)), TensorDesc("uint32", (m, n))])
+    desc = NonZeroCoordinatesDesc(xd, cd, kd)
     device = x.device if isinstance(x, Tensor) else default_device()
-    count, coords = device.compile(desc)(inputs=[asarray(x, device=device)])
+    op = device.compile(desc)
+    count, coords = op(inputs=[base.input_tensor(x, device)], outputs=outs)
+    if key is not None:  # after a call that passed every check
+        base.hot_store(device, key, op)
     return count, coords

@@ -39,16 +39,18 @@ Strategies, by regime (plan.notes["strategy"]):
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass, field
 
-from . import canon, dispatch, dtypes, runtime, tuning, validate
-from .canon import Dim
-from .codegen import pack_params
-from .desc import TensorDesc, TopK1Desc
-from .device import default_device
-from .errors import DeviceLimitError
-from .tensor import Tensor, asarray, empty, normalize_axis
+from .. import canon, dtypes, tuning, validate
+from ..canon import Dim
+from ..codegen import pack_params
+from ..desc import TensorDesc, TopK1Desc
+from ..errors import DeviceLimitError
+from ..runtime import dispatch
+from ..runtime.device import default_device, register_operator
+from ..runtime.tensor import Tensor
+from ..validate import normalize_axis
+from . import base
 
 STATE_WORDS = 16  # per-row state of the "radix" strategy (kernels/topk_radix.wgsl.j2)
 
@@ -354,8 +356,10 @@ def bitonic_rounds(log_n: int, log_e: int) -> tuple[tuple[int, int, int, int], .
     return tuple(rounds)
 
 
-class CompiledTopK:
+class CompiledTopK(base.CompiledOp):
     """A compiled TopK1: constraints checked and pipelines built at construction."""
+
+    label = "TopK1"
 
     def __init__(self, device, desc: TopK1Desc):
         self.device, self.desc = device, desc
@@ -380,8 +384,7 @@ class CompiledTopK:
         self.plan = plan_topk(self.shape, self.dt, self.k, desc.axis_direction == "decreasing",
                               2 if self.idx.bits == 64 else 1, device.limits,
                               device.subgroup_size)
-        self._empty = self.shape.rows == 0
-        self._scratch: dict = {}
+        self.empty = self.shape.rows == 0
         limit = device.limits["max-storage-buffer-binding-size"]
         for nbytes in self.plan.scratch.values():
             if nbytes > limit:
@@ -389,28 +392,20 @@ class CompiledTopK:
                     f"{name}: the {self.plan.notes['strategy']} strategy needs a scratch "
                     f"buffer of {nbytes} bytes, more than the device's "
                     f"max-storage-buffer-binding-size ({limit} bytes)")
-        if not self._empty:  # build the pipelines now (packed tensors need no more windows)
+        # scratch comes from the allocator per call: a cached operator holds no buffer
+        self._ready([src], [val, idx], ["output_value", "output_index"],
+                    [(k, v, f"TopK1 scratch {k}") for k, v in self.plan.scratch.items()])
+        if not self.empty:  # build the pipelines now (packed tensors need no more windows)
             for step in self.plan.steps:
                 device.pipelines.get(step.template, **step.variables, **_windows(step, 1, 1, 1))
 
-    def _scratch_buffer(self, name: str):
-        # Kept for the operator's life and shared by concurrent calls: each submission
-        # writes its scratch before reading it, and submissions run in queue order, so a
-        # later call never overwrites one still in flight (see pool.py).
-        with self.device.lock:
-            buf = self._scratch.get(name)
-            if buf is None:
-                buf = self.device.create_buffer(self.plan.scratch[name],
-                                                what=f"TopK1 scratch {name}")
-                self._scratch[name] = buf
-        return buf
-
-    def launches(self, x: Tensor, values: Tensor, indices: Tensor) -> list[dispatch.Launch]:
+    def launches(self, xs, ys, scratch) -> list[dispatch.Launch]:
         dev = self.device
+        (x,), (values, indices) = xs, ys
         avail = dev.max_storage_bindings - 2  # a kernel binds at most two scratch buffers
-        v_off, v_wins = runtime.bind(dev, values, avail - 2, "outputs[0]")
-        i_off, i_wins = runtime.bind(dev, indices, avail - 1 - len(v_wins), "outputs[1]")
-        x_off, x_wins = runtime.bind(dev, x, avail - len(v_wins) - len(i_wins), "inputs[0]")
+        v_off, v_wins = base.bind(dev, values, avail - 2, "outputs[0]")
+        i_off, i_wins = base.bind(dev, indices, avail - 1 - len(v_wins), "outputs[1]")
+        x_off, x_wins = base.bind(dev, x, avail - len(v_wins) - len(i_wins), "inputs[0]")
         result = []
         for step in self.plan.steps:
             binds = step.variables["binds"]
@@ -420,8 +415,8 @@ class CompiledTopK:
                     res += wins
             for role, buf in (("cin", step.cin), ("cout", step.cout), ("ctl", "ctl")):
                 if role in binds:
-                    b = self._scratch_buffer(buf)
-                    res.append((b, 0, b.size))
+                    b = scratch[buf]
+                    res.append((b, 0, self.plan.scratch[buf]))
             pipeline, layout = dev.pipelines.get(
                 step.template, **step.variables,
                 **_windows(step, len(x_wins), len(i_wins), len(v_wins)))
@@ -430,21 +425,8 @@ class CompiledTopK:
             result.append(dispatch.Launch(pipeline, layout, res, params, step.n_groups))
         return result
 
-    def __call__(self, inputs, outputs=None) -> list[Tensor]:
-        (x,) = runtime.unpack(inputs, 1, "inputs")
-        runtime.check_tensor(x, self.desc.input, self.device, "inputs[0]")
-        if outputs is None:
-            v = empty(self.desc.output_value.sizes, self.desc.output_value.dtype,
-                      device=self.device)
-            i = empty(self.desc.output_index.sizes, self.desc.output_index.dtype,
-                      device=self.device)
-        else:
-            v, i = runtime.unpack(outputs, 2, "outputs")
-        runtime.check_tensor(v, self.desc.output_value, self.device, "outputs[0]")
-        runtime.check_tensor(i, self.desc.output_index, self.device, "outputs[1]")
-        if not self._empty:
-            dispatch.run(self.device, self.launches(x, v, i))
-        return [v, i]
+
+register_operator(TopK1Desc, CompiledTopK)
 
 
 def _windows(step: Step, nx: int, ni: int, nv: int) -> dict:
@@ -455,12 +437,7 @@ def _windows(step: Step, nx: int, ni: int, nv: int) -> dict:
 
 def check_k(k, n: int, axis: int, arg: str = "k") -> int:
     """K as an int in 1..n (n: the size of the axis)."""
-    if isinstance(k, bool):
-        raise TypeError(f"{arg}: {k!r} is not an integer")
-    try:
-        k = operator.index(k)
-    except TypeError:
-        raise TypeError(f"{arg}: {k!r} is not an integer") from None
+    k = validate.integer(k, arg)
     if n == 0:
         raise ValueError(f"{arg}: {k} is out of range: axis {axis} is empty (size 0), so no K "
                          "is allowed")
@@ -473,19 +450,35 @@ def check_k(k, n: int, axis: int, arg: str = "k") -> int:
     return k
 
 
-def top_k(x, k, axis=-1, *, axis_direction="decreasing", index_dtype="uint32"):
+def top_k(x, k, axis=-1, *, axis_direction="decreasing", index_dtype="uint32",
+          out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
     """The K largest (DECREASING) or smallest (INCREASING) elements along `axis`, sorted, and
     their indices along it -> (values, indices), both of the input's rank with `axis` of size
     K. Equal values come in ascending index order (both directions); NaN ranks above +inf;
-    -0.0 equals +0.0."""
-    xd = runtime.tensor_desc(x)  # every check below runs before a numpy input is uploaded
+    -0.0 equals +0.0. `out`: (values, indices) tensors to write."""
+    outs = base.out_tensors(out, 2)
+    key = None
+    if type(x) is Tensor:  # the hot path: a call like an earlier one
+        key = (TopK1Desc, x._dt, x._shape, x._strides, type(k), k, type(axis), axis,
+               axis_direction, index_dtype, base.out_signature(outs))
+        op = base.hot_lookup(x.device, key)
+        if op is not None:
+            ys = outs if outs is not None else [op._alloc(d) for d in op.out_descs]
+            if outs is not None:
+                op._check_aliasing([x], ys)
+            op.run([x], ys)
+            return ys[0], ys[1]
+    xd = base.tensor_desc(x)  # every check below runs before a numpy input is uploaded
     validate.rank(xd.sizes, "x")
     ax = normalize_axis(axis, len(xd.sizes), "axis")
     k = check_k(k, xd.sizes[ax], ax, "k")
     idx = validate.index_dtype(index_dtype, xd.sizes[ax] - 1, "index_dtype").name
     out_shape = tuple(k if i == ax else n for i, n in enumerate(xd.sizes))
-    desc = TopK1Desc(xd, TensorDesc(xd.dtype, out_shape), TensorDesc(idx, out_shape), ax, k,
-                     axis_direction)
+    vd, id_ = base.out_descs(outs, [TensorDesc(xd.dtype, out_shape), TensorDesc(idx, out_shape)])
+    desc = TopK1Desc(xd, vd, id_, ax, k, axis_direction)
     device = x.device if isinstance(x, Tensor) else default_device()
-    values, indices = device.compile(desc)(inputs=[asarray(x, device=device)])
+    op = device.compile(desc)
+    values, indices = op(inputs=[base.input_tensor(x, device)], outputs=outs)
+    if key is not None:  # after a call that passed every check
+        base.hot_store(device, key, op)
     return values, indices

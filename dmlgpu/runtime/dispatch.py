@@ -1,0 +1,216 @@
+"""Binding planned launches once, encoding them, submitting them.
+
+One of the runtime modules that touch wgpu. A `Launch` is one planned dispatch (pipeline,
+resources, uniform values, workgroups). `bind` turns a call's launches into a `Bound`:
+bind groups and one uniform buffer written once, never rewritten, so a Bound can be
+encoded again and again, by any thread, into our submissions, a captured graph or a
+user's encoder. Dispatches inside one compute pass are ordered, and each sees the writes
+of the ones before it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import codegen
+
+_GROUPS_X = codegen._OFFSETS["groups_x"][0]
+# Uniform blocks of one call share a buffer at offsets of this many bytes (WebGPU's largest
+# allowed min-uniform-buffer-offset-alignment, so valid on every device).
+UNIFORM_ALIGN = 256
+
+
+@dataclass
+class Launch:
+    pipeline: object
+    layout: object
+    resources: list  # (buffer, offset, size) for bindings 1..n
+    params: np.ndarray  # the uniform block; groups_x is filled in by bind()
+    n_groups: int
+
+
+def grid(n_groups: int, max_per_dim: int) -> tuple[int, int]:
+    """Workgroup grid for n_groups (past the per-dimension limit, a second dimension)."""
+    if n_groups <= max_per_dim:
+        return n_groups, 1
+    y = -(-n_groups // max_per_dim)
+    if y > max_per_dim:
+        raise ValueError(f"{n_groups} workgroups exceed the device's grid "
+                         f"({max_per_dim} x {max_per_dim})")
+    return max_per_dim, y
+
+
+class Bound:
+    """A call's dispatches ready to encode: (pipeline, bind group, grid) each, and the
+    uniform buffer they read (a Block, held here). `buffers` are weak references to every
+    buffer the bind groups hold, in the order of the key they were made for."""
+
+    __slots__ = ("commands", "uniforms", "refs", "label", "n_dispatches")
+
+    def __init__(self, commands, uniforms, refs, label):
+        self.commands, self.uniforms, self.refs, self.label = commands, uniforms, refs, label
+        self.n_dispatches = len(commands)
+
+    def matches(self, buffers) -> bool:
+        """Whether the bind groups were made for exactly these (living) buffers."""
+        refs = self.refs
+        if len(refs) != len(buffers):
+            return False
+        for r, b in zip(refs, buffers, strict=True):
+            if r() is not b:
+                return False
+        return True
+
+    def encode(self, cpass) -> None:
+        for pipeline, group, gx, gy in self.commands:
+            cpass.set_pipeline(pipeline)
+            cpass.set_bind_group(0, group)
+            cpass.dispatch_workgroups(gx, gy, 1)
+
+
+def bind(device, launches: list[Launch], label: str, buffers=(), uniforms=None) -> Bound:
+    """Bind groups and the uniform buffer of `launches` (made once per distinct buffers).
+    `buffers`: the buffers the caller keys the Bound on (weakly referenced). `uniforms`: a
+    Block an earlier Bound of the same uniform values wrote (reused as it is), or None."""
+    live = [ln for ln in launches if ln.n_groups]
+    grids = [grid(ln.n_groups, device.max_workgroups) for ln in live]
+    for ln, (gx, _) in zip(live, grids, strict=True):
+        ln.params[_GROUPS_X] = gx
+    commands, ublock = [], None
+    if live:
+        size = max(ln.params.nbytes for ln in live)
+        slot = -(-size // UNIFORM_ALIGN) * UNIFORM_ALIGN
+        data = np.zeros(slot * len(live), np.uint8)
+        for i, ln in enumerate(live):
+            data[i * slot:i * slot + ln.params.nbytes] = ln.params.view(np.uint8)
+        ublock = uniforms if uniforms is not None else device.uniform_block(data)
+        gpu = device.device
+        for i, (ln, (gx, gy)) in enumerate(zip(live, grids, strict=True)):
+            entries = [{"binding": 0, "resource": {"buffer": ublock.buffer, "offset": i * slot,
+                                                   "size": ln.params.nbytes}}]
+            for b, (buf, off, size_) in enumerate(ln.resources, 1):
+                entries.append({"binding": b,
+                                "resource": {"buffer": buf, "offset": off, "size": size_}})
+            try:
+                with device.lock:
+                    group = gpu.create_bind_group(layout=ln.layout, entries=entries)
+            except Exception as e:
+                where = ", ".join(f"binding {b}: {buf.size}-byte buffer at {off} (+{sz})"
+                                  for b, (buf, off, sz) in enumerate(ln.resources, 1))
+                name = getattr(ln.pipeline, "label", "") or "?"
+                raise device.error(e, f"{label}: binding {name} ({where})") from e
+            commands.append((ln.pipeline, group, gx, gy))
+    return Bound(commands, ublock, tuple(weakref.ref(b) for b in buffers), label)
+
+
+# -- submission ----------------------------------------------------------------------------
+_recorders: list[list] = []
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def recording():
+    """Collects (Bound, holds) of every call inside the block (they still run), so that a
+    benchmark can resubmit an operator's work under a timer whatever its signature;
+    `holds` keeps the call's scratch and tensors alive as long as the entry."""
+    subs: list = []
+    _recorders.append(subs)
+    try:
+        yield subs
+    finally:
+        _recorders.remove(subs)
+
+
+def submit(device, bound: Bound, holds: tuple = ()) -> None:
+    """Run a call's dispatches: recorded into the graph this thread captures on `device`,
+    if any; else encoded and submitted now. `holds`: what must stay alive as long as the
+    work may be resubmitted (scratch Blocks, tensors); a submitted call needs nothing kept
+    once queued (allocator.py says why)."""
+    for rec in list(_recorders):  # another thread may leave its block meanwhile
+        rec.append((bound, holds))
+    graph = getattr(device._captures, "graph", None)
+    if graph is not None:
+        graph._add(bound, holds)
+        return
+    encode_and_submit(device, [bound])
+
+
+def encode_and_submit(device, bounds, timestamp_writes=None, after=None) -> None:
+    """Encode the Bounds in one compute pass of one command buffer and submit it;
+    `after(encoder)` may add commands after the pass (query resolution)."""
+    try:
+        with device.lock:
+            encoder = device.device.create_command_encoder()
+            cpass = encoder.begin_compute_pass(timestamp_writes=timestamp_writes)
+            for b in bounds:
+                b.encode(cpass)
+            cpass.end()
+            if after is not None:
+                after(encoder)
+            device.device.queue.submit([encoder.finish()])
+    except Exception as e:
+        names = ", ".join(sorted({b.label for b in bounds}))
+        raise device.error(e, f"submitting {names}") from e
+
+
+def record(device, encoder, bounds) -> None:
+    """Encode the Bounds into the caller's command encoder (a compute pass of its own) or
+    into the caller's open compute pass; nothing is submitted."""
+    try:
+        with device.lock:
+            if hasattr(encoder, "begin_compute_pass"):
+                cpass = encoder.begin_compute_pass()
+                for b in bounds:
+                    b.encode(cpass)
+                cpass.end()
+            elif hasattr(encoder, "dispatch_workgroups"):
+                for b in bounds:
+                    b.encode(encoder)
+            else:
+                raise TypeError(f"encoder: {type(encoder).__name__} is neither a "
+                                "GPUCommandEncoder nor a GPUComputePassEncoder")
+    except TypeError:
+        raise
+    except Exception as e:
+        names = ", ".join(sorted({b.label for b in bounds}))
+        raise device.error(e, f"recording {names}") from e
+
+
+class GpuTimer:
+    """Times whole submissions with timestamp queries (needs the timestamp-query feature)."""
+
+    def __init__(self, device):
+        if "timestamp-query" not in device.features:
+            raise RuntimeError("the device has no timestamp-query feature")
+        self.device = device
+        w = device.wgpu
+        self.query_set = device.device.create_query_set(type=w.QueryType.timestamp, count=2)
+        self.resolve = device.device.create_buffer(
+            size=16, usage=w.BufferUsage.QUERY_RESOLVE | w.BufferUsage.COPY_SRC)
+
+    def run(self, work) -> float:
+        """Run the recorded calls once (Bounds, (Bound, holds) pairs, or a list of Launch
+        to bind first); returns GPU seconds between the pass's start and end."""
+        dev = self.device
+        work = list(work)
+        if work and isinstance(work[0], Launch):
+            bounds = [bind(dev, work, "timed launches")]
+        else:
+            bounds = [w[0] if isinstance(w, tuple) else w for w in work]
+        encode_and_submit(
+            dev, bounds, timestamp_writes={"query_set": self.query_set,
+                                           "beginning_of_pass_write_index": 0,
+                                           "end_of_pass_write_index": 1},
+            after=lambda enc: enc.resolve_query_set(self.query_set, 0, 2, self.resolve, 0))
+        t = dev.download(self.resolve, 0, 16).view(np.uint64)
+        return float(int(t[1]) - int(t[0])) * 1e-9
+
+
+def run(device, launches: list[Launch], label: str = "launches") -> None:
+    """Bind and submit launches once (no caching): for one-off kernels."""
+    submit(device, bind(device, list(launches), label))
