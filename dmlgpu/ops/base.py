@@ -144,6 +144,16 @@ class CompiledOp:
                          for d in out_descs]
         for d, name in zip(out_descs, out_names, strict=True):
             check_output_layout(d.sizes, d.element_strides, f"{type(self.desc).__name__}.{name}")
+        # what new_outputs allocates: (dtype, sizes, strides, bytes, packed)
+        self._out_new = []
+        for dt, sizes, strides in self._out_sig:
+            n = 1
+            for size in sizes:
+                n *= size
+            if n * dt.itemsize > self.device.max_buffer_size:
+                n = 0  # never allocated as such: _alloc raises the limit's error
+            self._out_new.append((dt, sizes, strides, n * dt.itemsize,
+                                  strides == contiguous_strides(sizes) and n > 0))
         self._bound: dict = {}  # buffer ids and offsets -> dispatch.Bound
         self._uniforms: dict = {}  # offsets -> the uniform Block of their Bounds
         self._bound_lock = threading.Lock()
@@ -169,10 +179,23 @@ class CompiledOp:
                 check_tensor(t, self.in_descs[i], dev, f"inputs[{i}]")
         return xs
 
+    def new_outputs(self) -> list:
+        """Fresh output tensors from the allocator (the descriptions' layouts)."""
+        dev = self.device
+        ys = []
+        for (dt, sizes, strides, nbytes, packed), d in zip(self._out_new, self.out_descs,
+                                                           strict=True):
+            if packed:
+                b = dev.allocator.alloc(nbytes, dev.tensor_usage, "output")
+                ys.append(Tensor._make(dev, b.buffer, b, dt, sizes, strides, 0))
+            else:
+                ys.append(self._alloc(d))
+        return ys
+
     def _outputs(self, outputs, xs) -> list:
         dev = self.device
         if outputs is None:
-            return [self._alloc(d) for d in self.out_descs]
+            return self.new_outputs()
         ys = unpack(outputs, len(self._out_sig), "outputs")
         for i, (t, (dt, sizes, strides)) in enumerate(zip(ys, self._out_sig, strict=True)):
             if not (type(t) is Tensor and t.device is dev and t._dt is dt
@@ -341,6 +364,18 @@ def hot_store(device, key, op) -> None:
     if len(hot) >= HOT_ENTRIES:
         hot.clear()
     hot[key] = op
+
+
+def hot_call(op, x, outs) -> list:
+    """A repeated call's work: outputs allocated (or `outs` checked for aliasing), the
+    bound dispatches submitted."""
+    if outs is None:
+        ys = op.new_outputs()
+    else:
+        ys = outs
+        op._check_aliasing([x], ys)
+    op.run([x], ys)
+    return ys
 
 
 def out_tensors(out, count: int, arg: str = "out") -> list | None:
