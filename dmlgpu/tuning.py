@@ -6,6 +6,17 @@ reduction kernels (CUB's and CuPy's defaults); the comment says so where that is
 
 import os
 
+# Batching of eager calls (runtime/dispatch.py). Measured on an H100 (2026-11-23, host time
+# per call, wgpu-native / Dawn): a bare one-dispatch submission 45-65 / 28-45 us, of which
+# the encoder, the pass, finish and submit are all but 5-10 us; one more dispatch in an open
+# pass (set_pipeline, set_bind_group, dispatch) 5-11 us. So small calls share one compute
+# pass, submitted once it holds BATCH_DISPATCHES dispatches or at the next flush point.
+BATCH_DISPATCHES = 64
+# A call whose tensors move at least this many bytes is submitted at once: at the H100's
+# ~3 TB/s this much takes ~5 us of GPU time, comparable to what its own submission costs,
+# and starting it early keeps the GPU busy while the host goes on.
+BATCH_LARGE_BYTES = 16 << 20
+
 # Threads per workgroup of the reduction kernels. 256 is CUB's default for block
 # reductions and fits every WebGPU adapter (the core limit is 256 invocations).
 REDUCE_WG = 256

@@ -492,6 +492,7 @@ def test_failed_submission_is_a_dmlgpu_error(dev, queue_fails, monkeypatch):
             with pytest.raises(dg.DeviceLostError, match=rf"submitting {label} failed: device "
                                                          r"#\d+ .* was lost.*simulated"):
                 call()
+                dev.flush()  # a small call is batched: its submission fails here
         gc.collect()
         allocated.append(dev.memory_stats()["allocated_bytes"])
     monkeypatch.undo()
@@ -503,6 +504,7 @@ def test_failed_submission_is_a_dmlgpu_error(dev, queue_fails, monkeypatch):
 
 def test_failed_readback_and_upload_are_dmlgpu_errors(dev, queue_fails, monkeypatch):
     y = dg.argmax(X23, 1)
+    dev.flush()  # submitted before the queue fails
     queue_fails("submit")
     with pytest.raises(dg.DeviceLostError, match=r"reading 8 bytes back from the GPU failed: "
                                                  r"device .* was lost"):

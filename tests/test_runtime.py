@@ -426,3 +426,56 @@ def test_synchronize(dev):
     y = dg.argmax(x, 1)
     dev.synchronize()
     assert_same(y, arg_reference(x.numpy(), (1,), "max", False))
+
+
+# -- batched submission ------------------------------------------------------------------------
+
+def test_small_calls_share_submissions(dev, monkeypatch):
+    x = dg.asarray(random_values(rng_for("batch"), (8, 300), "float32"))
+    host = x.numpy()
+    dev.flush()
+    submits = []
+    queue = dev.device.queue
+    real = queue.submit
+    monkeypatch.setattr(queue, "submit", lambda bufs: (submits.append(1), real(bufs)),
+                        raising=False)
+    results = [dg.argmax(x, 1) for _ in range(20)]
+    assert not submits  # batched: nothing submitted yet
+    assert_same(results[-1], arg_reference(host, (1,), "max", False))  # the readback flushes
+    monkeypatch.undo()
+    assert len(submits) <= 3  # the batch, the readback's copy (wgpu-py may add one)
+    for r in results:
+        assert_same(r, arg_reference(host, (1,), "max", False))
+
+
+def test_batched_calls_keep_their_order_with_writes(dev):
+    """A write after batched calls lands after them, and calls after it see it: each
+    result matches the data at its call, though nothing was read in between."""
+    rng = rng_for("batch order")
+    datas = [random_values(rng, (5, 37), "float32") for _ in range(4)]
+    x = dg.asarray(datas[0])
+    results = []
+    for d in datas:
+        x.copy_(d)
+        results.append((dg.argmax(x, 1), dg.top_k(x, 3)))
+    for d, (a, (v, i)) in zip(datas, results, strict=True):
+        assert_same(a, arg_reference(d, (1,), "max", False))
+        ev, ei = topk_reference(d, 3)
+        assert_same(v, ev)
+        assert_same(i, ei)
+
+
+def test_buffer_access_and_empty_cache_flush_batched_work(dev):
+    d = dg.Device()
+    x = dg.asarray(random_values(rng_for("batch flush"), (3, 20000), "float32"), device=d)
+    v, i = dg.top_k(x, 7)  # batched; its scratch went back to the cache
+    assert d._pending is not None
+    d.empty_cache()  # destroys idle scratch: the batch that binds it is submitted first
+    assert d._pending is None
+    assert_same(i, topk_reference(x.numpy(), 7)[1])
+    y = dg.argmax(x, 1)
+    assert d._pending is not None
+    buf = y.buffer  # the user takes the buffer: the work that writes it is submitted
+    assert d._pending is None
+    got = np.frombuffer(d.device.queue.read_buffer(buf, 0, 12), np.uint32)
+    np.testing.assert_array_equal(got, arg_reference(x.numpy(), (1,), "max", False).ravel())

@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, tuning
 from .. import plan as planmod
 from ..canon import contiguous_strides
 from ..desc import TensorDesc
@@ -43,7 +43,7 @@ def bind(device, tensor, max_windows: int, what: str):
     """(element offset relative to the binding base, windows) of a tensor's bytes."""
     isz = tensor._dt.itemsize
     lo, hi = tensor.element_span()
-    base, wins = planmod.windows(tensor.buffer, lo * isz, (hi + 1) * isz,
+    base, wins = planmod.windows(tensor._buf, lo * isz, (hi + 1) * isz,
                                  device.window_bytes, max_windows, what)
     return tensor._off - base // isz, wins
 
@@ -154,6 +154,14 @@ class CompiledOp:
                 n = 0  # never allocated as such: _alloc raises the limit's error
             self._out_new.append((dt, sizes, strides, n * dt.itemsize,
                                   strides == contiguous_strides(sizes) and n > 0))
+        # a call that moves this much is submitted at once; smaller ones are batched
+        moved = 0
+        for dt, sizes, _ in self._in_sig + self._out_sig:
+            n = dt.itemsize
+            for size in sizes:
+                n *= size
+            moved += n
+        self.large = moved >= tuning.BATCH_LARGE_BYTES
         self._bound: dict = {}  # buffer ids and offsets -> dispatch.Bound
         self._uniforms: dict = {}  # offsets -> the uniform Block of their Bounds
         self._bound_lock = threading.Lock()
@@ -210,14 +218,14 @@ class CompiledOp:
         share a buffer only where their bytes do not overlap."""
         for i, y in enumerate(ys):
             for j, x in enumerate(xs):
-                if y.buffer is x.buffer:
+                if y._buf is x._buf:
                     raise ValueError(
                         f"outputs[{i}]: shares its GPU buffer with inputs[{j}]; WebGPU cannot "
                         "bind one buffer both read-only and writable in a dispatch, so give "
                         "the output a buffer of its own")
             for j in range(i):
                 z = ys[j]
-                if y.buffer is z.buffer and y.size and z.size:
+                if y._buf is z._buf and y.size and z.size:
                     a0, a1 = _span(y)
                     b0, b1 = _span(z)
                     if a0 < b1 and b0 < a1:
@@ -234,7 +242,7 @@ class CompiledOp:
         lo, hi = extent(desc.sizes, strides, 0)  # a strided output: its whole extent
         n = max(0, hi - lo + 1)
         base = _alloc(self.device, (n,), dt, 0, "output")
-        return Tensor._make(self.device, base.buffer, base._block, dt, desc.sizes, strides, -lo)
+        return Tensor._make(self.device, base._buf, base._block, dt, desc.sizes, strides, -lo)
 
     # -- running -------------------------------------------------------------------------
     def __call__(self, inputs, outputs=None) -> list:
@@ -242,14 +250,14 @@ class CompiledOp:
         ys = self._outputs(outputs, xs)
         if not self.empty:
             bound, holds = self._bind(xs, ys)
-            dispatch.submit(self.device, bound, holds)
+            dispatch.submit(self.device, bound, holds, self.large)
         return ys
 
     def run(self, xs: list, ys: list) -> None:
         """The hot path's entry, for tensors already checked against the descriptions."""
         if not self.empty:
             bound, holds = self._bind(xs, ys)
-            dispatch.submit(self.device, bound, holds)
+            dispatch.submit(self.device, bound, holds, self.large)
 
     def record(self, encoder, inputs, outputs=None) -> Recording:
         """Encode this operator's dispatches into the caller's GPUCommandEncoder (in a
@@ -271,15 +279,15 @@ class CompiledOp:
     def _bind(self, xs, ys):
         dev = self.device
         blocks = [dev.alloc(n, what=what) for _, n, what in self.scratch]
-        bufs = [t.buffer for t in xs] + [t.buffer for t in ys] + [b.buffer for b in blocks]
+        bufs = [t._buf for t in xs] + [t._buf for t in ys] + [b.buffer for b in blocks]
         key = (tuple(map(id, bufs)), tuple(t._off for t in xs), tuple(t._off for t in ys))
         bound = self._bound.get(key)
         if bound is None or not bound.matches(bufs):
             for i, t in enumerate(xs):  # the views were checked when made; bindings again
-                check_extent(t._shape, t._strides, t._off, t._dt.itemsize, t.buffer.size,
+                check_extent(t._shape, t._strides, t._off, t._dt.itemsize, t._buf.size,
                              f"inputs[{i}]")
             for i, t in enumerate(ys):
-                check_extent(t._shape, t._strides, t._off, t._dt.itemsize, t.buffer.size,
+                check_extent(t._shape, t._strides, t._off, t._dt.itemsize, t._buf.size,
                              f"outputs[{i}]")
             scratch = {name: b.buffer for (name, _, _), b in zip(self.scratch, blocks,
                                                                  strict=True)}

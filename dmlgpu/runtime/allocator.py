@@ -96,6 +96,10 @@ class CachingAllocator:
         # which releases the handle, along with it
         self._owned: dict[int, object] = {}
         self.on_release: list = []  # called with no argument before idle buffers go
+        # called before any buffer is destroyed: the device submits its batched calls, which
+        # may bind idle buffers (a destroyed buffer in an unsubmitted pass fails its submit)
+        self.before_destroy = lambda: None
+        self._doomed: list = []  # released under the lock, destroyed after it
         self.allocated = self.cached = self.peak = 0
         self.hits = self.misses = self.frees = self.releases = 0
 
@@ -120,7 +124,13 @@ class CachingAllocator:
                 self.allocated += size
                 self.peak = max(self.peak, self.allocated)
                 self.hits += 1
-                return Block(buf, size, usage, self)
+                block = Block(buf, size, usage, self)
+            else:
+                block = None
+        if self._doomed:
+            self._destroy_doomed()
+        if block is not None:
+            return block
         buf = self._new(size, usage, what)
         with self._lock:
             self._owned[id(buf)] = buf
@@ -148,7 +158,20 @@ class CachingAllocator:
         self.cached -= key[1]
         self.releases += 1
         del self._owned[id(buf)]
-        buf.destroy()
+        self._doomed.append(buf)
+
+    def _destroy_doomed(self) -> None:
+        """Destroys the buffers released under the lock (called without holding it). They
+        are off the free lists, so no new work can bind them; work that bound them earlier
+        is submitted first."""
+        if not self._doomed:
+            return
+        with self._lock:
+            doomed, self._doomed = self._doomed, []
+        if doomed:
+            self.before_destroy()
+            for buf in doomed:
+                buf.destroy()
 
     # -- growth, limits, out of memory ---------------------------------------------------
     def _new(self, size: int, usage: int, what: str):
@@ -161,6 +184,7 @@ class CachingAllocator:
                         over -= self._lru[next(iter(self._lru))][0][1]
                         self._release_one()
                     fits = self.allocated + size <= self.memory_limit
+                self._destroy_doomed()
                 if not fits:
                     raise OutOfMemoryError(
                         f"{what}: allocating {size} bytes on {self.device_name} would pass "
@@ -188,20 +212,24 @@ class CachingAllocator:
             before = self.cached
             while self._lru:
                 self._release_one()
-            return before
+        self._destroy_doomed()
+        return before
 
     def stats(self) -> dict:
         with self._lock:
             self._drain()
-            return {
+            stats = {
                 "allocated_bytes": self.allocated, "cached_bytes": self.cached,
                 "peak_bytes": self.peak, "hits": self.hits, "misses": self.misses,
                 "frees": self.frees, "releases": self.releases,
                 "cached_buffers": len(self._lru),
                 "cache_limit": self.cache_limit, "memory_limit": self.memory_limit,
             }
+        self._destroy_doomed()
+        return stats
 
     def reset_peak(self) -> None:
         with self._lock:
             self._drain()
             self.peak = self.allocated
+        self._destroy_doomed()

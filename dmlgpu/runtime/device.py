@@ -224,6 +224,8 @@ class Device:
             memory_limit=memory_limit, is_oom=self._is_oom)
         self._subgroup_size: int | None = None
         self._captures = threading.local()  # the Graph a thread records (runtime/graph.py)
+        self._pending = None  # the open batch of eager calls (runtime/dispatch.py)
+        self.allocator.before_destroy = self.flush
         _WRAPPERS.setdefault(id(gpu), self)
 
     # -- operators -----------------------------------------------------------------------
@@ -324,6 +326,15 @@ class Device:
         self.upload(block.buffer, data)
         return block
 
+    def flush(self) -> None:
+        """Submit the calls dmlgpu has batched. Needed only before submitting work of your
+        own that reads dmlgpu's outputs through buffers you took earlier (`tensor.buffer`
+        flushes by itself, as do readbacks, uploads, waits and recordings)."""
+        if self._pending is not None:
+            from .dispatch import flush  # noqa: PLC0415 - dispatch builds on this module
+
+            flush(self)
+
     def memory_stats(self) -> dict:
         """The allocator's figures: allocated_bytes (in live tensors and running calls),
         cached_bytes (idle, kept for reuse), peak_bytes, hits (requests served from the
@@ -382,6 +393,7 @@ class Device:
         if pad:
             raw = np.concatenate([raw, np.zeros(pad, np.uint8)])
         if raw.size:
+            self.flush()  # the write is ordered after the batched calls, as they were made
             try:
                 with self.lock:
                     self.device.queue.write_buffer(buffer, offset, raw)
@@ -391,6 +403,7 @@ class Device:
     def _stage(self, buffer, offset: int, nbytes: int):
         """Queue a copy of bytes [offset, offset + nbytes) into a cached staging buffer."""
         block = self.allocator.alloc(nbytes, self._staging_usage, "readback")
+        self.flush()
         try:
             with self.lock:
                 encoder = self.device.create_command_encoder()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import codegen
+from .. import codegen, tuning
 
 _GROUPS_X = codegen._OFFSETS["groups_x"][0]
 # Uniform blocks of one call share a buffer at offsets of this many bytes (WebGPU's largest
@@ -126,25 +126,66 @@ def recording():
         _recorders.remove(subs)
 
 
-def submit(device, bound: Bound, holds: tuple = ()) -> None:
+def submit(device, bound: Bound, holds: tuple = (), large: bool = True) -> None:
     """Run a call's dispatches: recorded into the graph this thread captures on `device`,
-    if any; else encoded and submitted now. `holds`: what must stay alive as long as the
-    work may be resubmitted (scratch Blocks, tensors); a submitted call needs nothing kept
-    once queued (allocator.py says why)."""
+    if any; else encoded into the device's open batch, which is submitted at once for a
+    `large` call, when it holds tuning.BATCH_DISPATCHES dispatches, or at the next flush
+    point (Device.flush: every upload, readback, copy, wait, recording, replay, buffer
+    release, and `tensor.buffer`). `holds`: what must stay alive while the work may be
+    resubmitted (scratch Blocks, tensors); batched or submitted work needs nothing kept,
+    as the allocator only destroys a buffer after a flush (allocator.py says why reuse is
+    safe)."""
     for rec in list(_recorders):  # another thread may leave its block meanwhile
         rec.append((bound, holds))
     graph = getattr(device._captures, "graph", None)
     if graph is not None:
         graph._add(bound, holds)
         return
-    encode_and_submit(device, [bound])
+    with device.lock:
+        pending = device._pending
+        try:
+            if pending is None:
+                encoder = device.device.create_command_encoder()
+                pending = device._pending = Batch(encoder, encoder.begin_compute_pass())
+            bound.encode(pending.cpass)
+        except Exception as e:
+            device._pending = None
+            raise device.error(e, f"encoding {bound.label}") from e
+        pending.labels.add(bound.label)
+        pending.dispatches += bound.n_dispatches
+        if large or pending.dispatches >= tuning.BATCH_DISPATCHES:
+            flush(device)
+
+
+class Batch:
+    """The open compute pass of a device's batched calls."""
+
+    __slots__ = ("encoder", "cpass", "dispatches", "labels")
+
+    def __init__(self, encoder, cpass):
+        self.encoder, self.cpass, self.dispatches, self.labels = encoder, cpass, 0, set()
+
+
+def flush(device) -> None:
+    """Submit the device's batched calls, if any."""
+    with device.lock:
+        pending = device._pending
+        if pending is None:
+            return
+        device._pending = None
+        try:
+            pending.cpass.end()
+            device.device.queue.submit([pending.encoder.finish()])
+        except Exception as e:
+            raise device.error(e, f"submitting {', '.join(sorted(pending.labels))}") from e
 
 
 def encode_and_submit(device, bounds, timestamp_writes=None, after=None) -> None:
-    """Encode the Bounds in one compute pass of one command buffer and submit it;
-    `after(encoder)` may add commands after the pass (query resolution)."""
+    """Encode the Bounds in one compute pass of one command buffer and submit it, after the
+    batched calls; `after(encoder)` may add commands after the pass (query resolution)."""
     try:
         with device.lock:
+            flush(device)
             encoder = device.device.create_command_encoder()
             cpass = encoder.begin_compute_pass(timestamp_writes=timestamp_writes)
             for b in bounds:
@@ -163,6 +204,7 @@ def record(device, encoder, bounds) -> None:
     into the caller's open compute pass; nothing is submitted."""
     try:
         with device.lock:
+            flush(device)  # the batched calls run first: the caller submits later
             if hasattr(encoder, "begin_compute_pass"):
                 cpass = encoder.begin_compute_pass()
                 for b in bounds:

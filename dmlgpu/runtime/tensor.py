@@ -76,7 +76,7 @@ class Tensor:
     offset (DirectML's view); `Tensor.from_buffer` a byte offset.
     """
 
-    __slots__ = ("device", "buffer", "_block", "_dt", "_shape", "_strides", "_off",
+    __slots__ = ("device", "_buf", "_block", "_dt", "_shape", "_strides", "_off",
                  "_graph", "__weakref__")
 
     def __init__(self, device: Device, buffer, dtype, shape, strides, offset: int = 0):
@@ -93,7 +93,7 @@ class Tensor:
         self._init(device, buffer, None, dt, shape, strides, offset)
 
     def _init(self, device, buffer, block, dt, shape, strides, offset) -> Tensor:
-        self.device, self.buffer, self._block, self._dt = device, buffer, block, dt
+        self.device, self._buf, self._block, self._dt = device, buffer, block, dt
         self._shape, self._strides, self._off = shape, strides, offset
         self._graph = None
         return self
@@ -126,6 +126,15 @@ class Tensor:
         return cls._make(dev, buffer, None, dt, shape, strides, offset // dt.itemsize)
 
     # -- description ---------------------------------------------------------------------
+    @property
+    def buffer(self):
+        """The GPUBuffer behind the tensor. Asking for it submits the calls dmlgpu has
+        batched (Device.flush), so that work the caller submits afterwards sees them."""
+        dev = self.device
+        if dev._pending is not None:
+            dev.flush()
+        return self._buf
+
     @property
     def shape(self) -> tuple[int, ...]:
         return self._shape
@@ -205,7 +214,7 @@ class Tensor:
     def _check_readable(self):
         if self._graph is not None:
             self._graph._check_readable(self)
-        if not self.buffer.usage & self.device.usage.COPY_SRC:
+        if not self._buf.usage & self.device.usage.COPY_SRC:
             raise ValueError("tensor: its buffer lacks COPY_SRC usage, so it cannot be read "
                              "back (create it with wgpu.BufferUsage.COPY_SRC)")
 
@@ -216,7 +225,7 @@ class Tensor:
             return np.zeros(self._shape, self.dtype)
         self._check_readable()
         b0, n, lo, hi = self._span()
-        return self._assemble(self.device.download(self.buffer, b0, n), b0, lo, hi)
+        return self._assemble(self.device.download(self._buf, b0, n), b0, lo, hi)
 
     async def numpy_async(self) -> np.ndarray:
         """As numpy(), awaiting the GPU (asyncio) so that other host work runs meanwhile."""
@@ -224,7 +233,7 @@ class Tensor:
             return np.zeros(self._shape, self.dtype)
         self._check_readable()
         b0, n, lo, hi = self._span()
-        raw = await self.device.download_async(self.buffer, b0, n)
+        raw = await self.device.download_async(self._buf, b0, n)
         return self._assemble(raw, b0, lo, hi)
 
     def __array__(self, dtype=None, copy=None):
@@ -262,11 +271,11 @@ class Tensor:
         contiguous = self.is_contiguous() and (hi - lo + 1) == self.size
         edges = (lo * isz) % 4 or ((hi + 1) * isz) % 4
         if contiguous and not edges:
-            self.device.upload(self.buffer, np.ascontiguousarray(arr), lo * isz)
+            self.device.upload(self._buf, np.ascontiguousarray(arr), lo * isz)
             return self
         # a strided view or one that starts/ends mid-word: rewrite the words it spans,
         # keeping the bytes of elements outside it
-        raw = self.device.download(self.buffer, b0, n).copy()
+        raw = self.device.download(self._buf, b0, n).copy()
         span = raw[lo * isz - b0:(hi + 1) * isz - b0].view(self.dtype)
         view = np.lib.stride_tricks.as_strided(
             span[self._off - lo:], shape=self._shape,
@@ -275,7 +284,7 @@ class Tensor:
             raise ValueError("copy_: the tensor broadcasts (a stride of 0), so its elements "
                              "overlap and cannot each be written")
         view[...] = arr
-        self.device.upload(self.buffer, raw, b0)
+        self.device.upload(self._buf, raw, b0)
         return self
 
     def _copy_tensor(self, src: Tensor) -> Tensor:
@@ -295,10 +304,11 @@ class Tensor:
         self._check_writable()
         src._check_readable()
         dev = self.device
+        dev.flush()
         try:
             with dev.lock:
                 enc = dev.device.create_command_encoder()
-                enc.copy_buffer_to_buffer(src.buffer, src._off * isz, self.buffer,
+                enc.copy_buffer_to_buffer(src._buf, src._off * isz, self._buf,
                                           self._off * isz, self.nbytes)
                 dev.device.queue.submit([enc.finish()])
         except Exception as e:
@@ -306,13 +316,13 @@ class Tensor:
         return self
 
     def _check_writable(self):
-        if not self.buffer.usage & self.device.usage.COPY_DST:
+        if not self._buf.usage & self.device.usage.COPY_DST:
             raise ValueError("tensor: its buffer lacks COPY_DST usage, so it cannot be "
                              "written from the host (create it with wgpu.BufferUsage.COPY_DST)")
 
     # -- views ---------------------------------------------------------------------------
     def _view(self, shape, strides, offset) -> Tensor:
-        return Tensor._make(self.device, self.buffer, self._block, self._dt, tuple(shape),
+        return Tensor._make(self.device, self._buf, self._block, self._dt, tuple(shape),
                             tuple(strides), offset)
 
     def transpose(self, *axes) -> Tensor:
@@ -437,7 +447,7 @@ def asarray(data, dtype=None, *, device: Device | None = None) -> Tensor:
     dev = device or default_device()
     arr = np.require(arr, requirements="C")  # ascontiguousarray would make 0-d arrays 1-d
     t = _alloc(dev, arr.shape, dt, 0, "data")
-    dev.upload(t.buffer, arr)
+    dev.upload(t._buf, arr)
     return t
 
 
