@@ -149,6 +149,8 @@ _ARG_SHAPES = [  # (label, full shape, quick shape, axes, dtypes)
     ("flat", (1 << 28,), (1 << 22,), None, ("float32", "float16")),
     ("rows", (16384, 16384), (2048, 2048), -1, ("float32", "float16")),
     ("cols", (16384, 16384), (2048, 2048), 0, ("float32",)),
+    # latency: a batch of a few rows over a large vocabulary, where host cost dominates
+    ("vocab", (4, 150000), (4, 150000), -1, ("float32",)),
 ]
 for _name in ("argmax", "argmin"):
     register(_name, _arg_op(_name), [
@@ -175,6 +177,11 @@ if hasattr(dg, "hardmax"):
         onnx=lambda shape, dtype, axes=-1: OnnxNode("Hardmax", {"axis": axes},
                                                     outputs=(None,)),
     ), [Case("hardmax/rows/f32", "hardmax", (4096, 4096), (1024, 1024), "float32",
+             {"axes": -1}),
+        # latency: a small call where host cost dominates, and a 1 GiB output, which a
+        # user's loop allocates on every iteration unless the allocator reuses it
+        Case("hardmax/small/f32", "hardmax", (64, 1000), (64, 1000), "float32", {"axes": -1}),
+        Case("hardmax/1gib/f16", "hardmax", (32768, 16384), (256, 1024), "float16",
              {"axes": -1})])
 
 # --- TopK ---------------------------------------------------------------------------------
@@ -221,6 +228,9 @@ if hasattr(dg, "top_k"):
              {"k": 1000, "axis": -1}),
         Case("topk/vocab/f32/k50", "topk", (32, 50257), (4, 50257), "float32",
              {"k": 50, "axis": -1}),
+        # latency: a top-k of a few over about a thousand
+        Case("topk/small/f32/k5", "topk", (1, 1000), (1, 1000), "float32",
+             {"k": 5, "axis": -1}),
     ])
 
 # --- NonZeroCoordinates -------------------------------------------------------------------
@@ -248,4 +258,7 @@ if hasattr(dg, "nonzero_coordinates"):
         torch=lambda torch, xt: (lambda: torch.nonzero(xt)),
         onnx=lambda shape, dtype: OnnxNode("NonZero"),
     ), [Case(f"nonzero/f32/d{d:g}", "nonzero", (8192, 8192), (1024, 1024), "float32",
-             data=f"density={d:g}") for d in (0.001, 0.1, 0.5, 1)])
+             data=f"density={d:g}") for d in (0.001, 0.1, 0.5, 1)] + [
+        # latency: 1 GiB of coordinates (2^27 rows of 2), allocated per call unless reused
+        Case("nonzero/1gib/f32/d0.001", "nonzero", (16384, 8192), (512, 512), "float32",
+             data="density=0.001")])

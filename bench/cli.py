@@ -177,6 +177,7 @@ def main(argv=None) -> int:
         "warmup_seconds": warmup_s,
         "max_repeats": repeats,
         "copy": [runner.copies[k] for k in sorted(runner.copies)],
+        "bare_dispatch": runner.bare_dispatch(),
         "peers": {p.name: p.info for p in peers},
         "cases": records,
         "summary": {"cases": len(records),

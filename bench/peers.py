@@ -96,8 +96,18 @@ class TorchPeer:
             return start.elapsed_time(stop) * 1e-3
 
         samples = self.policy.sample(run)
-        return _record(samples, "CUDA events around the call, median", "gpu_s",
-                       ours.get("gpu_s"))
+        result = _record(samples, "CUDA events around the call, median", "gpu_s",
+                         ours.get("gpu_s"))
+        # the user's view: N calls back to back, then torch.cuda.synchronize(), as dmlgpu's
+        # loop_s is measured
+        from .runner import loop_calls  # noqa: PLC0415 - runner imports this module
+
+        lp = loop_calls(fn, torch.cuda.synchronize)
+        result["loop_seconds"] = lp["loop_s"]
+        result["loop_calls"] = lp["n"]
+        ours_loop = ours.get("loop_s")
+        result["loop_ratio"] = lp["loop_s"] / ours_loop if ours_loop else None
+        return result
 
     def release(self) -> None:
         if self.torch is not None:

@@ -61,8 +61,19 @@ def _ratio(peer: dict | None) -> str:
     return f"{peer['ratio']:.2f}x"
 
 
-COLUMNS = ("case", "shape", "GPU ms", "GB/s", "of copy", "host us", "wall ms",
-           "compile s", "1st call ms", "torch", "ORT", "numpy")
+COLUMNS = ("case", "shape", "loop ms", "torch loop", "GPU ms", "torch GPU", "GB/s",
+           "of copy", "host us", "host goal", "wall ms", "compile s", "1st call ms", "ORT",
+           "numpy")
+
+
+def _loop_ratio(peer) -> str:
+    if not peer or peer.get("status") != "ok" or not peer.get("loop_ratio"):
+        return "-"
+    return f"{peer['loop_ratio']:.2f}x"
+
+
+def _us(v) -> str:
+    return "-" if v is None else f"{v * 1e6:.0f}"
 
 
 def table(result: dict) -> str:
@@ -75,10 +86,11 @@ def table(result: dict) -> str:
             continue
         peers = r.get("peers", {})
         gpu = _ms(r["gpu_s"]) + ("*" if r.get("timer") != result["timer"] else "")
-        rows.append((r["name"], shape, gpu, _num(r["gb_per_s"]),
-                     f"{100 * r['copy_fraction']:.0f}%", f"{r['host_call_s'] * 1e6:.0f}",
-                     _ms(r["wall_s"]), f"{r['compile_s']:.3f}", _ms(r["first_call_s"]),
-                     _ratio(peers.get("torch")), _ratio(peers.get("onnxruntime")),
+        rows.append((r["name"], shape, _ms(r.get("loop_s")), _loop_ratio(peers.get("torch")),
+                     gpu, _ratio(peers.get("torch")), _num(r["gb_per_s"]),
+                     f"{100 * r['copy_fraction']:.0f}%", _us(r.get("loop_issue_s")),
+                     _us(r.get("host_goal_s")), _ms(r["wall_s"]), f"{r['compile_s']:.3f}",
+                     _ms(r["first_call_s"]), _ratio(peers.get("onnxruntime")),
                      _ratio(peers.get("numpy"))))
     full = [r for r in rows if len(r) == len(COLUMNS)]
     widths = [max([len(c)] + [len(r[i]) for r in full]) for i, c in enumerate(COLUMNS)]
@@ -110,9 +122,16 @@ def table(result: dict) -> str:
               "GB/s: input read once + outputs written once, over GPU ms. "
               "of copy: that over the copy kernel's GB/s at the input's size "
               f"({copies or 'not measured'}).",
-              "host us: issuing one call without waiting; wall ms: one call + waiting for "
-              "it; compile s: pipelines built by the first call (1st call ms includes them).",
-              "torch/ORT/numpy: peer time over dmlgpu's (above 1x: dmlgpu is faster); "
+              "loop ms: wall time per call of N back-to-back calls (results dropped), then one "
+              "wait; torch loop: torch's loop ms (the same, then torch.cuda.synchronize()) "
+              "over ours.",
+              "host us: issuing one call of that loop (not waiting; a GPU that falls behind "
+              "makes submissions wait too); host goal: 1.3 x a bare dispatch's host time "
+              f"({_us((result.get('bare_dispatch') or {}).get('host_s'))} us here) x the "
+              "call's dispatches.",
+              "wall ms: one call + waiting for it; compile s: pipelines built by the first "
+              "call (1st call ms includes them).",
+              "torch GPU/ORT/numpy: peer time over dmlgpu's (above 1x: dmlgpu is faster); "
               "torch against GPU ms, ORT and numpy against wall ms."]
     for name, info in result["peers"].items():
         if info.get("status") != "ok":

@@ -24,6 +24,31 @@ SEED = 20240
 # timer gives nanoseconds that share no such factor).
 MIN_QUANTUM_NS = 1000
 MAX_RUNS_PER_PASS = 64
+# "loop": N back-to-back calls with results dropped, then one wait; N fills this budget
+LOOP_BUDGET_S = 0.25
+LOOP_MIN, LOOP_MAX = 3, 2000
+# a call's host time goal: at most this many bare dispatches' host time per dispatch
+HOST_GOAL_FACTOR = 1.3
+
+
+def loop_calls(fn, sync, budget_s: float = LOOP_BUDGET_S) -> dict:
+    """Per-call seconds of N back-to-back calls of fn (results dropped) and one wait:
+    `loop_s` (issue + wait, over N) and `issue_s` (the issuing alone, over N). One timed
+    call first sets N."""
+    fn()
+    sync()
+    t0 = time.perf_counter()
+    fn()
+    sync()
+    one = time.perf_counter() - t0
+    n = max(LOOP_MIN, min(LOOP_MAX, int(budget_s / max(one, 1e-6))))
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    t1 = time.perf_counter()
+    sync()
+    t2 = time.perf_counter()
+    return {"n": n, "loop_s": (t2 - t0) / n, "issue_s": (t1 - t0) / n}
 
 
 class Data:
@@ -73,11 +98,37 @@ class Runner:
         self.copies: dict[int, dict] = {}
         self.quantum_ns: int | None = None  # set when timestamps turn out quantized
         self._data: Data | None = None
+        self._bare: dict | None = None
 
     # -- primitives ----------------------------------------------------------------------
     def sync(self) -> None:
         """Wait for all submitted work (a 4-byte readback queues behind it)."""
         self.dev.download(self._sync_buffer, 0, 4)
+
+    def bare_dispatch(self) -> dict:
+        """The host cost of one bare dispatch through this implementation: a loop of
+        (command encoder, compute pass, pipeline, bind group, one workgroup, end, finish,
+        submit) of a copy kernel bound once, as loop_calls measures a case."""
+        if self._bare is None:
+            dev = self.dev
+            src = dev.create_buffer(4096, what="bare source")
+            dst = dev.create_buffer(4096, what="bare destination")
+            pipeline, layout = dev.pipelines.get(COPY_TEMPLATE, wg=COPY_WG)
+            bound = dispatch.bind(dev, [dispatch.Launch(
+                pipeline, layout, [(src, 0, 4096), (dst, 0, 4096)],
+                codegen.pack_params(n_groups=1, aux0=1), 1)], "bare dispatch")
+            gpu = dev.device
+
+            def bare():
+                encoder = gpu.create_command_encoder()
+                cpass = encoder.begin_compute_pass()
+                bound.encode(cpass)
+                cpass.end()
+                gpu.queue.submit([encoder.finish()])
+            best = min((loop_calls(bare, self.sync, 0.1) for _ in range(3)),
+                       key=lambda r: r["issue_s"])
+            self._bare = {"host_s": best["issue_s"], "loop_s": best["loop_s"], "n": best["n"]}
+        return self._bare
 
     def _run_once(self, submissions, runs: int, timestamps: bool) -> float:
         if timestamps:
@@ -250,6 +301,19 @@ class Runner:
         rec["wall_s"] = _median(wall)
         rec["host_samples"] = host
         rec["wall_samples"] = wall
+
+        # what a user's loop sees: N calls, results dropped, one wait; buffers it creates
+        self.progress.phase("loop")
+        gc.collect()
+        stats = getattr(dev, "memory_stats", None)
+        m0 = stats() if stats else None
+        lp = loop_calls(lambda: op.call(x, **p), self.sync)
+        rec["loop_s"], rec["loop_issue_s"], rec["loop_calls"] = lp["loop_s"], lp["issue_s"], lp["n"]
+        if m0 is not None:
+            rec["loop_buffers_created"] = stats()["misses"] - m0["misses"]
+        bare = self.bare_dispatch()
+        rec["bare_dispatch_s"] = bare["host_s"]
+        rec["host_goal_s"] = HOST_GOAL_FACTOR * bare["host_s"] * rec["dispatches"]
 
         written = (op.written or _nbytes)(expected, **p)
         rec["input_bytes"] = int(data.host.nbytes)

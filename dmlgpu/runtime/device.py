@@ -70,6 +70,12 @@ CACHE_SIZE = 256
 # (a loop alternating two maximal outputs still reuses both), at least 1 GiB.
 DEFAULT_CACHE_FACTOR = 2
 
+# Maps a staging buffer that a copy has just written. wgpu-py's "READ" first submits an empty
+# command buffer (a wgpu-native workaround for buffers never written, gfx-rs/wgpu-native#305);
+# its "READ_NOSYNC" skips that, as its own queue.read_buffer does for the same pattern (both
+# implementations take it). H100: a 16-byte readback 238 -> see README (wgpu-native).
+_MAP_READ = "READ_NOSYNC"
+
 _serials = itertools.count(1)
 _COMPILERS: dict[type, type] = {}
 # dg.Device wrappers by id of their GPUDevice, so that a user's buffer finds its Device
@@ -422,7 +428,7 @@ class Device:
         staging = block.buffer
         try:
             with self.lock:
-                staging.map_sync("READ", 0, nbytes)
+                staging.map_async(_MAP_READ, 0, nbytes).sync_wait()
                 try:
                     data = np.frombuffer(staging.read_mapped(0, nbytes, copy=True), np.uint8)
                 finally:
@@ -438,7 +444,7 @@ class Device:
         block = self._stage(buffer, offset, nbytes)
         staging = block.buffer
         try:
-            await staging.map_async("READ", 0, nbytes)
+            await staging.map_async(_MAP_READ, 0, nbytes)
             with self.lock:
                 try:
                     data = np.frombuffer(staging.read_mapped(0, nbytes, copy=True), np.uint8)
