@@ -67,10 +67,12 @@ class Bound:
         return True
 
     def encode(self, cpass) -> None:
+        set_pipeline, set_group = cpass.set_pipeline, cpass.set_bind_group
+        dispatch = cpass.dispatch_workgroups
         for pipeline, group, gx, gy in self.commands:
-            cpass.set_pipeline(pipeline)
-            cpass.set_bind_group(0, group)
-            cpass.dispatch_workgroups(gx, gy, 1)
+            set_pipeline(pipeline)
+            set_group(0, group)
+            dispatch(gx, gy, 1)
 
 
 def bind(device, launches: list[Launch], label: str, buffers=(), uniforms=None) -> Bound:
