@@ -248,3 +248,19 @@ def test_limits_tool_runs_every_check(capsys):
     assert "all checks passed" in out and "WRONG" not in out
     assert out.count(": ok") >= 8
     assert "a tensor one element past max-buffer-size: ok (DeviceLimitError" in out
+
+
+def test_breakdown_and_replay_tools_run(capsys):
+    """The host-time breakdown and the replay/soak tools run (tiny sizes, lavapipe)."""
+    bench = load_bench()
+    import importlib
+
+    breakdown = importlib.import_module("dmlgpu.bench.breakdown")
+    replay = importlib.import_module("dmlgpu.bench.replay")
+    assert breakdown.main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "hardmax 64x1000: host" in out and "readback 16 B" in out
+    assert replay.main(["--quick", "--rounds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "replay" in out and "soak: 200 calls, 0 buffers created" in out
+    assert bench is not None
