@@ -65,6 +65,9 @@ def parser() -> argparse.ArgumentParser:
                    help="warm up for at least S seconds too (default 0.3 on full sizes, "
                         "0 on quick ones): GPU clocks ramp after uploads and idle time")
     p.add_argument("--list", action="store_true", help="list the selected cases and exit")
+    p.add_argument("--surface", action="store_true",
+                   help="sweep the shape grids of every operator instead of the cases "
+                        "(bench/surface.py); --plot F.png writes F-<op>-<dtype>.png heatmaps")
     return p
 
 
@@ -148,6 +151,8 @@ def main(argv=None) -> int:
             progress.note(f"{p.name}: skipped: {p.info['reason']}")
     runner = Runner(dev, quick=quick, timer=timer, policy=policy, peers=peers,
                     progress=progress)
+    if args.surface:
+        return _surface(args, dev, runner, progress, peers, quick, reason, timer_note)
     # cases on the same input run one after the other (one upload, one input held at a
     # time); the records keep the registry's order
     first = {}
@@ -196,6 +201,32 @@ def main(argv=None) -> int:
     if failed:
         progress.note(f"dmlgpu bench: {len(failed)} case(s) failed: {', '.join(failed)}")
     return 1 if failed else 0
+
+
+def _surface(args, dev, runner, progress, peers, quick, reason, timer_note) -> int:
+    from . import surface
+
+    torch_peer = next((p for p in peers if p.name == "torch" and p.torch is not None), None)
+    # hundreds of points: a lighter policy than the cases' (the median of 5 after 2)
+    runner.policy = Policy(2, 5, 0.05, 0.0)
+    sweep = surface.Surface(runner, quick, progress, torch_peer.torch if torch_peer else None)
+    res = sweep.run()
+    info = dev.info
+    res.update(schema=SCHEMA, kind="surface", implementation=info["implementation"],
+               device=info, sizes="quick" if quick else "full", sizes_reason=reason,
+               timer_note=timer_note, versions=_versions(dev, peers),
+               timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    print(surface.report(res))
+    if args.json:
+        report.write_json(res, args.json)
+        progress.note(f"wrote {args.json}")
+    if args.plot:
+        for path in surface.plot(res, args.plot):
+            progress.note(f"wrote {path}")
+    bad = [p for p in res["points"] if p["status"] != "ok"]
+    if bad:
+        progress.note(f"dmlgpu bench --surface: {len(bad)} point(s) failed")
+    return 1 if bad else 0
 
 
 def _versions(dev, peers) -> dict:

@@ -264,3 +264,21 @@ def test_breakdown_and_replay_tools_run(capsys):
     out = capsys.readouterr().out
     assert "replay" in out and "soak: 200 calls, 0 buffers created" in out
     assert bench is not None
+
+
+def test_surface_quick(tmp_path, capsys):
+    """`dmlgpu bench --surface --quick`: every grid point right (checked against numpy),
+    the JSON and one heatmap per operator and dtype written, the worst points quoted."""
+    out = tmp_path / "surface.json"
+    plot = tmp_path / "surface.png"
+    assert main(["bench", "--surface", "--quick", "--peers", "none", "--json", str(out),
+                 "--plot", str(plot)]) == 0
+    text = capsys.readouterr().out
+    assert "worst of copy" in text
+    res = json.loads(out.read_text())
+    assert all(p["status"] == "ok" for p in res["points"])
+    grids = {(p["grid"], p["dtype"]) for p in res["points"]}
+    assert ("topk", "float16") in grids and ("nonzero", "uint64") in grids
+    assert len({p["grid"] for p in res["points"]}) == 5  # topk, argmax, argmin, hardmax, nonzero
+    assert (tmp_path / "surface-topk-float32.png").exists()
+    assert len(list(tmp_path.glob("surface-*.png"))) == len(grids)

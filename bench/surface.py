@@ -1,0 +1,396 @@
+"""The performance surface: `dmlgpu bench --surface [--quick] [--json F] [--plot F.png]`.
+
+Shape grids per operator (the grids are data, below), each point timed on the GPU
+(timestamp queries, the benchmark's policy), checked against numpy, set beside the copy
+kernel's bandwidth at the same input bytes and torch's time where torch has the operation.
+The summary quotes the WORST point of each grid: the lowest fraction of the copy kernel's
+bandwidth and the lowest torch ratio. --plot writes one heatmap per operator and dtype
+(F-<op>-<dtype>.png). --quick shrinks every grid to sizes lavapipe runs in seconds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+import traceback
+
+import numpy as np
+
+import dmlgpu as dg
+from dmlgpu.runtime import dispatch
+
+# -- the grids -------------------------------------------------------------------------------
+# TopK: row lengths 2^5..2^23 in steps of 4x, rows so that a point holds 2^26 elements,
+# K <= n/2 from this list, both directions, the last axis and the first.
+TOPK_ELEMENTS = {"full": 1 << 26, "quick": 1 << 14}
+TOPK_LOG2_N = {"full": range(5, 24, 2), "quick": range(5, 12, 2)}
+TOPK_KS = (1, 2, 8, 32, 128, 1024)
+TOPK_DTYPES = ("float32", "float16")
+# ArgMax/ArgMin: every axes subset of these rank-3 and rank-4 shapes of 2^27 elements,
+# whose subsets reduce 2 to 2^27 elements.
+ARG_SHAPES = {"full": [(2, 1 << 12, 1 << 13), (1 << 9, 1 << 9, 1 << 9), (1 << 13, 1 << 12, 2),
+                       (2, 1 << 8, 1 << 8, 1 << 10), (1 << 7, 1 << 7, 1 << 7, 1 << 6)],
+              "quick": [(2, 16, 32), (4, 4, 2, 8)]}
+ARG_DTYPES = ("float32", "float16", "int64", "uint8")
+# Hardmax: every axes subset of a rank-3 tensor of 2^26 elements.
+HARDMAX_SHAPES = {"full": [(1 << 9, 1 << 8, 1 << 9)], "quick": [(8, 4, 16)]}
+HARDMAX_DTYPES = ("float32", "float16")
+# NonZero: all ten dtypes, these densities, ranks 1 to 4 of 2^24 elements.
+NONZERO_ELEMENTS = {"full": 1 << 24, "quick": 1 << 10}
+NONZERO_DENSITIES = (0.0, 0.001, 0.1, 0.5, 1.0)
+NONZERO_DTYPES = ("float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32",
+                  "uint16", "uint8")
+# Full-size points check this many rows (or columns) against numpy; quick ones all of it.
+CHECK_ROWS = 4
+# Full-size ArgMax/ArgMin points are checked one in this many (a numpy reduction of 2^27
+# elements takes a second; the test suite checks every layout at small sizes).
+ARG_CHECK_EVERY = 8
+
+
+def _split(n_log2: int, rank: int) -> tuple:
+    """A shape of 2^n_log2 elements and `rank` dims, as even as possible."""
+    base, extra = divmod(n_log2, rank)
+    return tuple(1 << (base + (1 if i < extra else 0)) for i in range(rank))
+
+
+def _subsets(rank: int):
+    for r in range(1, rank + 1):
+        yield from itertools.combinations(range(rank), r)
+
+
+def _random(rng, n: int, dtype: str) -> np.ndarray:
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return rng.standard_normal(n, dtype=np.float32).astype(dt)
+    info = np.iinfo(dt)
+    return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+
+
+class Surface:
+    def __init__(self, runner, quick: bool, progress, torch=None):
+        self.runner, self.quick, self.progress, self.torch = runner, quick, progress, torch
+        self.size = "quick" if quick else "full"
+        self.dev = runner.dev
+        self.rng = np.random.default_rng(20261123)
+        self.points: list[dict] = []
+
+    # -- measuring one point -------------------------------------------------------------
+    def point(self, grid: str, dtype: str, labels: dict, call, check, torch_fn, in_bytes,
+              checked: bool = True):
+        rec = {"grid": grid, "dtype": dtype, **labels, "status": "error", "checked": checked}
+        try:
+            with dispatch.recording() as subs:
+                outs = call()
+            problem = check(outs)
+            if problem:
+                rec.update(status="wrong", error=problem)
+            else:
+                gpu, _, _ = self.runner.gpu_samples([[b for b, _ in subs]])
+                rec["gpu_s"] = float(np.median(gpu))
+                copy = self.runner.copy(in_bytes)
+                rec["copy_fraction"] = (copy["gpu_s"] * in_bytes / copy["bytes_copied"]
+                                        / rec["gpu_s"])
+                rec["status"] = "ok"
+                if torch_fn is not None and self.torch is not None:
+                    rec["torch_s"] = self._torch_time(torch_fn)
+                    rec["torch_ratio"] = rec["torch_s"] / rec["gpu_s"]
+            del subs, outs
+        except Exception as e:
+            rec["error"] = f"{type(e).__name__}: {e}"
+            rec["traceback"] = traceback.format_exc()
+        self.points.append(rec)
+        self.progress.note(f"{grid} {dtype} {labels}: " + (
+            f"{rec['gpu_s'] * 1e3:.3f} ms, {100 * rec['copy_fraction']:.0f}% of copy"
+            + (f", torch {rec['torch_ratio']:.2f}x" if "torch_ratio" in rec else "")
+            if rec["status"] == "ok" else f"{rec['status'].upper()}: {rec.get('error')}"))
+
+    def _torch_time(self, fn) -> float:
+        torch = self.torch
+        try:
+            fn()
+        except Exception:  # an op or dtype torch lacks on CUDA: no figure
+            return math.nan
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(5):
+            start = torch.cuda.Event(enable_timing=True)
+            stop = torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            times.append(start.elapsed_time(stop) * 1e-3)
+        return float(np.median(times))
+
+    def _cuda(self, host):
+        if self.torch is None:
+            return None
+        try:
+            return self.torch.from_numpy(host).cuda()
+        except Exception:  # a dtype torch cannot hold on CUDA
+            return None
+
+    # -- the grids -----------------------------------------------------------------------
+    def topk(self):
+        n_all = TOPK_ELEMENTS[self.size]
+        for dtype in TOPK_DTYPES:
+            host = _random(self.rng, n_all, dtype)
+            flat = dg.asarray(host, device=self.dev)
+            th = self._cuda(host)
+            for log_n, axis, direction in itertools.product(
+                    TOPK_LOG2_N[self.size], (-1, 0), ("decreasing", "increasing")):
+                n = 1 << log_n
+                rows = n_all // n
+                shape = (rows, n) if axis == -1 else (n, rows)
+                x = flat.reshape(shape)
+                h = host.reshape(shape)
+                for k in (k for k in TOPK_KS if k <= n // 2):
+                    labels = {"n": n, "rows": rows, "k": k, "axis": axis,
+                              "direction": direction}
+
+                    def check(outs, h=h, k=k, axis=axis, direction=direction):
+                        return _check_topk(outs, h, k, axis, direction, self.quick)
+                    tfn = None
+                    if th is not None:
+                        tx = th.reshape(shape)
+
+                        def tfn(tx=tx, k=k, axis=axis, d=direction):
+                            return self.torch.topk(tx, k, dim=axis, largest=d == "decreasing")
+                    self.point("topk", dtype, labels,
+                               lambda x=x, k=k, axis=axis, d=direction:
+                               dg.top_k(x, k, axis, axis_direction=d),
+                               check, tfn, host.nbytes)
+            del flat, th
+
+    def argreduce(self):
+        for shape, dtype in itertools.product(ARG_SHAPES[self.size], ARG_DTYPES):
+            n = int(np.prod(shape))
+            host = _random(self.rng, n, dtype).reshape(shape)
+            x = dg.asarray(host, device=self.dev)
+            th = self._cuda(host)
+            for i, (axes, op) in enumerate(itertools.product(_subsets(len(shape)),
+                                                             ("argmax", "argmin"))):
+                checked = self.quick or i % ARG_CHECK_EVERY == 0
+                red = int(np.prod([shape[a] for a in axes]))
+                labels = {"shape": list(shape), "axes": list(axes), "reduced": red, "op": op}
+                tfn = None
+                if th is not None and (len(axes) == 1 or len(axes) == len(shape)):
+                    fn = getattr(self.torch, op)
+
+                    def tfn(fn=fn, th=th, axes=axes):
+                        if len(axes) == 1:
+                            return fn(th, dim=axes[0], keepdim=True)
+                        return fn(th)
+                self.point(op, dtype, labels, lambda x=x, axes=axes, op=op:
+                           getattr(dg, op)(x, axes),
+                           _arg_checker(host, axes, op) if checked else (lambda y: None),
+                           tfn, host.nbytes, checked)
+            del x, th
+
+    def hardmax(self):
+        for shape, dtype in itertools.product(HARDMAX_SHAPES[self.size], HARDMAX_DTYPES):
+            host = _random(self.rng, int(np.prod(shape)), dtype).reshape(shape)
+            x = dg.asarray(host, device=self.dev)
+            th = self._cuda(host)
+            for axes in _subsets(len(shape)):
+                labels = {"shape": list(shape), "axes": list(axes),
+                          "reduced": int(np.prod([shape[a] for a in axes]))}
+                tfn = None
+                if th is not None and len(axes) == 1:
+                    def tfn(a=axes[0], th=th, torch=self.torch):
+                        return torch.zeros_like(th).scatter_(
+                            a, torch.argmax(th, dim=a, keepdim=True), 1)
+                self.point("hardmax", dtype, labels, lambda x=x, axes=axes: dg.hardmax(x, axes),
+                           _hardmax_checker(host, axes), tfn, host.nbytes)
+            del x, th
+
+    def nonzero(self):
+        n_log2 = NONZERO_ELEMENTS[self.size].bit_length() - 1
+        for dtype in NONZERO_DTYPES:
+            dense = _random(self.rng, 1 << n_log2, dtype)
+            dense[dense == 0] = 1
+            keep = self.rng.random(1 << n_log2)
+            for density, rank in itertools.product(NONZERO_DENSITIES, range(1, 5)):
+                shape = _split(n_log2, rank)
+                host = np.where(keep < density, dense, 0).astype(dtype).reshape(shape)
+                x = dg.asarray(host, device=self.dev)
+                th = self._cuda(host)
+                tfn = (lambda th=th: self.torch.nonzero(th)) if th is not None else None
+                self.point("nonzero", dtype, {"density": density, "rank": rank,
+                                              "shape": list(shape)},
+                           lambda x=x: dg.nonzero_coordinates(x),
+                           _nonzero_checker(host), tfn, host.nbytes)
+                del x, th
+
+    def run(self, grids=("topk", "argreduce", "hardmax", "nonzero")):
+        t0 = time.perf_counter()
+        for g in grids:
+            getattr(self, g)()
+        return {"points": self.points, "worst": worst(self.points),
+                "seconds": time.perf_counter() - t0}
+
+
+# -- checks (exact, against numpy; full-size points check a few rows) ------------------------
+
+def _check_topk(outs, h, k, axis, direction, quick):
+    values, indices = outs
+    if axis == 0:
+        h = h.T
+        values, indices = values.T, indices.T
+    if not quick:
+        h, values, indices = h[:CHECK_ROWS], values[:CHECK_ROWS], indices[:CHECK_ROWS]
+    key = h.astype(np.float64) if h.dtype.kind == "f" else h
+    order = np.argsort(-key if direction == "decreasing" else key, axis=-1, kind="stable")
+    exp_i = order[:, :k].astype(np.uint32)
+    got_i = indices.numpy()
+    if not np.array_equal(got_i, exp_i):
+        return "indices differ from numpy's stable sort"
+    if not np.array_equal(values.numpy(), np.take_along_axis(h, exp_i.astype(np.int64), -1)):
+        return "values differ"
+    return None
+
+
+def _arg_checker(host, axes, op):
+    def check(y):
+        kept = [a for a in range(host.ndim) if a not in axes]
+        moved = np.transpose(host, kept + list(axes))
+        flat = moved.reshape([host.shape[a] for a in kept] + [-1])
+        exp = (np.argmax if op == "argmax" else np.argmin)(flat, axis=-1)
+        got = y.numpy().reshape(exp.shape)
+        return None if np.array_equal(got, exp) else f"{op} differs from numpy"
+    return check
+
+
+def _hardmax_checker(host, axes):
+    def check(y):
+        kept = [a for a in range(host.ndim) if a not in axes]
+        moved = np.transpose(host, kept + list(axes))
+        flat = moved.reshape([host.shape[a] for a in kept] + [-1])
+        exp = np.zeros_like(flat)
+        np.put_along_axis(exp, np.argmax(flat, axis=-1)[..., None], 1, axis=-1)
+        red_shape = [host.shape[a] for a in axes]
+        exp = exp.reshape([host.shape[a] for a in kept] + red_shape)
+        exp = np.transpose(exp, np.argsort(kept + list(axes)))
+        return None if np.array_equal(y.numpy(), exp) else "hardmax differs from numpy"
+    return check
+
+
+def _nonzero_checker(host):
+    def check(outs):
+        count, coords = outs
+        exp = np.argwhere(host)
+        n = int(count.numpy()[0])
+        if n != len(exp):
+            return f"count {n}, numpy {len(exp)}"
+        return None if np.array_equal(coords[:n].numpy(), exp) else "coordinates differ"
+    return check
+
+
+def worst(points) -> dict:
+    """Per (grid, dtype): the point of the lowest copy fraction and of the lowest torch
+    ratio, and the counts."""
+    out = {}
+    for p in points:
+        key = f"{p['grid']}/{p['dtype']}"
+        w = out.setdefault(key, {"points": 0, "ok": 0, "wrong": 0, "error": 0})
+        w["points"] += 1
+        w[p["status"] if p["status"] in ("ok", "wrong") else "error"] += 1
+        if p["status"] != "ok":
+            continue
+        if "copy" not in w or p["copy_fraction"] < w["copy"]["copy_fraction"]:
+            w["copy"] = _brief(p)
+        r = p.get("torch_ratio")
+        if r is not None and not math.isnan(r) and ("torch" not in w
+                                                    or r < w["torch"]["torch_ratio"]):
+            w["torch"] = _brief(p)
+    return out
+
+
+def _brief(p: dict) -> dict:
+    return {k: v for k, v in p.items() if k not in ("traceback", "status", "grid", "dtype")}
+
+
+def report(result: dict) -> str:
+    lines = ["dmlgpu surface: the worst point of each grid (lowest fraction of the copy "
+             "kernel's bandwidth; lowest torch ratio)"]
+    for key, w in result["worst"].items():
+        line = f"  {key}: {w['ok']}/{w['points']} points ok"
+        if w["wrong"] or w["error"]:
+            line += f" ({w['wrong']} WRONG, {w['error']} errors)"
+        if "copy" in w:
+            c = w["copy"]
+            line += (f"; worst of copy {100 * c['copy_fraction']:.0f}% at "
+                     f"{_where(c)} ({c['gpu_s'] * 1e3:.3f} ms)")
+        if "torch" in w:
+            t = w["torch"]
+            line += f"; worst torch ratio {t['torch_ratio']:.2f}x at {_where(t)}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _where(p: dict) -> str:
+    keys = [k for k in ("n", "rows", "k", "axis", "direction", "op", "shape", "axes",
+                        "density", "rank") if k in p]
+    return ", ".join(f"{k}={p[k]}" for k in keys)
+
+
+def plot(result: dict, prefix: str) -> list[str]:
+    """One heatmap per operator and dtype: fraction of copy, torch ratio in the cells."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    by = {}
+    for p in result["points"]:
+        by.setdefault((p["grid"], p["dtype"]), []).append(p)
+    for (grid, dtype), pts in by.items():
+        if grid == "topk":
+            panels = sorted({(p["axis"], p["direction"]) for p in pts})
+            cols = lambda p: p["n"]  # noqa: E731
+            rows = lambda p: p["k"]  # noqa: E731
+            title = lambda a: f"axis {a[0]}, {a[1]}"  # noqa: E731
+            pick = lambda p, a: (p["axis"], p["direction"]) == a  # noqa: E731
+        elif grid == "nonzero":
+            panels, cols, rows = [None], (lambda p: p["density"]), (lambda p: p["rank"])
+            title, pick = (lambda a: "density x rank"), (lambda p, a: True)
+        else:
+            panels = [None]
+            cols = lambda p: p["reduced"]  # noqa: E731
+
+            def rows(p):
+                return ("x".join(map(str, p["shape"])) + f" {tuple(p['axes'])}"
+                        + (f" {p['op']}" if "op" in p else ""))
+            title, pick = (lambda a: "reduced elements x (shape, axes)"), (lambda p, a: True)
+        fig, axs = plt.subplots(1, len(panels), squeeze=False,
+                                figsize=(6 * len(panels), 0.3 * len({rows(p) for p in pts}) + 2))
+        for ax, panel in zip(axs[0], panels, strict=True):
+            sel = [p for p in pts if pick(p, panel)]
+            xs = sorted({cols(p) for p in sel})
+            ys = sorted({rows(p) for p in sel}, key=str)
+            grid_v = np.full((len(ys), len(xs)), np.nan)
+            for p in sel:
+                if p["status"] == "ok":
+                    grid_v[ys.index(rows(p)), xs.index(cols(p))] = p["copy_fraction"]
+            im = ax.imshow(grid_v, aspect="auto", cmap="viridis", vmin=0, vmax=1.1)
+            for p in sel:
+                i, j = ys.index(rows(p)), xs.index(cols(p))
+                text = (f"{100 * p['copy_fraction']:.0f}%" if p["status"] == "ok"
+                        else p["status"][:5])
+                if p.get("torch_ratio") is not None and not math.isnan(p["torch_ratio"]):
+                    text += f"\n{p['torch_ratio']:.1f}x"
+                ax.text(j, i, text, ha="center", va="center", fontsize=5, color="white")
+            ax.set_xticks(range(len(xs)), [str(x) for x in xs], fontsize=6, rotation=45)
+            ax.set_yticks(range(len(ys)), [str(y) for y in ys], fontsize=6)
+            ax.set_title(title(panel), fontsize=8)
+            fig.colorbar(im, ax=ax, fraction=0.03)
+        fig.suptitle(f"dmlgpu {grid} {dtype}: fraction of the copy kernel's bandwidth "
+                     "(and torch time / ours)", fontsize=9)
+        fig.tight_layout()
+        path = f"{prefix.removesuffix('.png')}-{grid}-{dtype}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
