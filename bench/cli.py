@@ -68,6 +68,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--surface", action="store_true",
                    help="sweep the shape grids of every operator instead of the cases "
                         "(bench/surface.py); --plot F.png writes F-<op>-<dtype>.png heatmaps")
+    p.add_argument("--grids", default="topk,argreduce,hardmax,nonzero", metavar="LIST",
+                   help="with --surface: the grids to sweep (default: all of "
+                        "topk,argreduce,hardmax,nonzero)")
     return p
 
 
@@ -210,7 +213,11 @@ def _surface(args, dev, runner, progress, peers, quick, reason, timer_note) -> i
     # hundreds of points: a lighter policy than the cases' (the median of 5 after 2)
     runner.policy = Policy(2, 5, 0.05, 0.0)
     sweep = surface.Surface(runner, quick, progress, torch_peer.torch if torch_peer else None)
-    res = sweep.run()
+    grids = [g.strip() for g in args.grids.split(",") if g.strip()]
+    if bad := [g for g in grids if g not in surface.GRIDS]:
+        return _fail(f"--grids: {', '.join(bad)} is not a grid (allowed: "
+                     f"{', '.join(surface.GRIDS)})")
+    res = sweep.run(grids)
     info = dev.info
     res.update(schema=SCHEMA, kind="surface", implementation=info["implementation"],
                device=info, sizes="quick" if quick else "full", sizes_reason=reason,
