@@ -47,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw each case's bandwidth as a fraction of the copy kernel's "
                         "(needs matplotlib: pip install 'dmlgpu[plot]')")
-    p.add_argument("--webgpu", choices=("wgpu", "dawn"),
+    p.add_argument("--webgpu", choices=("wgpu", "dawn"), type=str.lower,
                    help="WebGPU implementation (default: $DMLGPU_WEBGPU, else wgpu)")
     p.add_argument("--adapter", metavar="NAME",
                    help="adapter whose name contains NAME (default: $DMLGPU_ADAPTER)")
@@ -121,7 +121,7 @@ def main(argv=None) -> int:
 
     try:
         dev = dg.Device(webgpu=args.webgpu, adapter=args.adapter)
-    except (ValueError, dg.DmlgpuError) as e:
+    except (ValueError, TypeError, ImportError, dg.DmlgpuError) as e:
         return _fail(str(e))
     info = dev.info
     if args.quick or args.full:

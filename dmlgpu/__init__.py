@@ -1,5 +1,6 @@
 """dmlgpu: DirectML's selection operators as portable WebGPU compute kernels."""
 
+from ._version import __version__
 from .desc import (
     ArgMaxDesc,
     ArgMinDesc,
@@ -24,9 +25,8 @@ from .runtime.device import Device, default_device
 from .runtime.graph import Graph
 from .runtime.tensor import Tensor, asarray, broadcast_to, empty
 
-__version__ = "0.1.0"
-
 __all__ = [
+    "__version__",
     "ArgMaxDesc", "ArgMinDesc", "Device", "DeviceLimitError", "DeviceLostError", "DmlgpuError",
     "Graph", "OutOfMemoryError", "ShaderCompileError", "Tensor", "TensorDesc",
     "WebGPUValidationError", "argmax", "argmin", "asarray", "broadcast_to", "default_device",

@@ -22,7 +22,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     import dmlgpu
 
-    info = dmlgpu.default_device().info
+    try:
+        info = dmlgpu.default_device().info
+    except (ValueError, TypeError, ImportError, dmlgpu.DmlgpuError) as e:
+        print(f"dmlgpu: error: {e}", file=sys.stderr)  # one line, as argparse's own
+        return 2
     if args.json:
         print(json.dumps(info, indent=2))
     else:

@@ -9,6 +9,7 @@ cd "$root"
 status=0
 for impl in wgpu dawn; do
   echo "=== DMLGPU_WEBGPU=$impl"
+  # pytest's progress line by line, each implementation's summary at its end
   DMLGPU_WEBGPU=$impl .venv/bin/python -m pytest -q -p no:cacheprovider "$@" || status=$?
 done
 exit $status

@@ -51,3 +51,29 @@ def test_bad_command(args):
     r = run(*args)
     assert r.returncode == 2
     assert "usage: dmlgpu" in r.stderr
+
+
+@pytest.mark.parametrize("env, match", [
+    ({"DMLGPU_WEBGPU": "vulkan"}, "DMLGPU_WEBGPU: 'vulkan' is not a WebGPU implementation"),
+    ({"DMLGPU_ADAPTER": "no such adapter 42"}, "DMLGPU_ADAPTER: no adapter matches"),
+])
+def test_cli_errors_are_one_line(env, match):
+    for args in (("info",), ("bench", "--list")):
+        r = subprocess.run([sys.executable, "-m", "dmlgpu", *args], capture_output=True,
+                           text=True, timeout=120, env=dict(os.environ, **env))
+        if args[0] == "bench" and r.returncode == 0:
+            continue  # --list needs no device
+        assert r.returncode == 2, r.stderr
+        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and match in lines[0], r.stderr
+        assert "Traceback" not in r.stderr
+
+
+def test_implementation_names_any_case():
+    name = os.environ.get("DMLGPU_WEBGPU") or "wgpu"
+    r = subprocess.run([sys.executable, "-m", "dmlgpu", "info", "--json"], capture_output=True,
+                       text=True, timeout=120, env=dict(os.environ, DMLGPU_WEBGPU=name.title()))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["implementation"] == IMPLEMENTATION
+    # Dawn's two "artificially reduced" warnings are filtered at device creation
+    assert "artificially reduced" not in r.stderr
