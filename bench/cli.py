@@ -15,12 +15,13 @@ import dmlgpu as dg
 
 from . import report
 from .cases import CASES, Case
-from .peers import NumpyPeer, OrtPeer, TorchPeer
+from .peers import NumpyPeer, OnnxFrontPeer, OrtPeer, TorchPeer
 from .runner import Runner, data_key
 from .timing import Policy
 
 SCHEMA = "dmlgpu-bench/1"
-PEER_CLASSES = {"torch": TorchPeer, "onnxruntime": OrtPeer, "numpy": NumpyPeer}
+PEER_CLASSES = {"torch": TorchPeer, "onnxruntime": OrtPeer, "numpy": NumpyPeer,
+                "onnx": OnnxFrontPeer}
 PEERS = tuple(PEER_CLASSES)
 # adapters that run on the CPU: full sizes would take minutes there
 SOFTWARE_ADAPTERS = ("llvmpipe", "lavapipe", "swiftshader", "softpipe", "warp",

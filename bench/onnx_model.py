@@ -35,6 +35,30 @@ def build(node: OnnxNode, x: np.ndarray) -> bytes:
     return _with_onnx(node, x, outs)
 
 
+def build_io(node: OnnxNode, x: np.ndarray):
+    """The same one-node model with "x" a graph input (fed from the host each run), as an
+    onnx ModelProto (needs the onnx package); returns (model, x reshaped)."""
+    from onnx import helper, numpy_helper
+
+    if node.x_shape is not None:
+        x = x.reshape(node.x_shape)
+    outs = [(f"y{i}", ELEM_TYPES[t or x.dtype.name]) for i, t in enumerate(node.outputs)]
+    n = helper.make_node(node.op_type, ["x", *node.consts], [o for o, _ in outs],
+                         **node.attrs)
+    inits = [numpy_helper.from_array(np.asarray(v, np.int64), name)
+             for name, v in node.consts.items()]
+    graph = helper.make_graph(
+        [n], "bench", [helper.make_tensor_value_info("x", ELEM_TYPES[x.dtype.name], x.shape)],
+        # outputs of symbolic sizes: NonZero's are (rank, nnz), the others keep x's rank
+        [helper.make_tensor_value_info(
+            o, t, [f"{o}_{d}" for d in range(2 if node.op_type == "NonZero" else x.ndim)])
+         for o, t in outs], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="dmlgpu-bench")
+    model.ir_version = IR_VERSION
+    return model, x
+
+
 def _with_onnx(node, x, outs) -> bytes:
     from onnx import helper, numpy_helper
 

@@ -196,3 +196,61 @@ def _agrees(outputs, expected) -> bool | None:
         if not np.array_equal(o.reshape(e.shape).astype(e.dtype), e):
             return False
     return True
+
+
+class OnnxFrontPeer:
+    """The case's one-node ONNX model through dmlgpu.onnx and through onnxruntime's WebGPU
+    execution provider, both host to host on the same data: the input fed from a numpy
+    array each run, the outputs returned as numpy arrays. `seconds` is dmlgpu.onnx's,
+    `ort_seconds` onnxruntime's, ratio = onnxruntime / dmlgpu.onnx."""
+
+    name = "onnx"
+
+    def __init__(self, policy: Policy):
+        self.policy = policy
+        self.ort = None
+        try:
+            import onnx  # noqa: F401
+
+            from dmlgpu import onnx as donnx
+        except ImportError as e:
+            self.info = skipped(f"onnx is not importable ({e}; pip install 'dmlgpu[onnx]')")
+            return
+        self.donnx = donnx
+        try:
+            import onnxruntime as ort
+
+            if "WebGpuExecutionProvider" in ort.get_available_providers():
+                self.ort = ort
+        except ImportError:
+            pass
+        self.info = {"status": "ok", "version": onnx.__version__,
+                     "onnxruntime": self.ort.__version__ if self.ort else None}
+
+    def measure(self, op, data, params, expected, ours: dict, expected_s: float) -> dict:
+        if self.info.get("status") != "ok":
+            return skipped(self.info["reason"])
+        node = op.onnx(data.host.shape, data.host.dtype.name, **params) if op.onnx else None
+        if node is None:
+            return skipped("the operator has no ONNX equivalent in the case registry")
+        model, x = onnx_model.build_io(node, data.host)
+        rep = self.donnx.Backend.prepare(model, dmlgpu_device=data.x.device)
+        out = rep.run([x])
+        agrees = _agrees(list(out), expected)
+        samples = self.policy.sample(wall(lambda: rep.run([x])))
+        rec = _record(samples, "wall time of Backend.prepare(model).run([x]): upload, "
+                      "compute, download", "wall_s", None, agrees=agrees)
+        rec["ratio"] = None
+        if self.ort is not None:
+            so = self.ort.SessionOptions()
+            so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+            try:
+                sess = self.ort.InferenceSession(model.SerializeToString(), so,
+                                                 providers=["WebGpuExecutionProvider"])
+                sess.run(None, {"x": x})
+                ort_s = self.policy.sample(wall(lambda: sess.run(None, {"x": x})))
+                rec["ort_seconds"] = float(np.median(ort_s))
+                rec["ratio"] = rec["ort_seconds"] / rec["seconds"]
+            except Exception as e:  # onnxruntime refuses the node on this EP
+                rec["ort_skipped"] = str(e).splitlines()[0][:300]
+        return rec

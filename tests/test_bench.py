@@ -62,14 +62,20 @@ def test_quick_run_writes_the_documented_json(tmp_path, capsys):
         assert c["bytes"] == c["input_bytes"] + c["output_bytes"]
         assert c["input_bytes"] == math.prod(c["shape"]) * np.dtype(c["dtype"]).itemsize
         assert c["copy_bytes"] in [k["bytes_copied"] for k in result["copy"]]
-        assert set(c["peers"]) == {"torch", "onnxruntime", "numpy"}
+        assert set(c["peers"]) == {"torch", "onnxruntime", "numpy", "onnx"}
+        assert _positive(c["loop_s"]) and _positive(c["loop_issue_s"]) and c["loop_calls"] >= 3
+        assert _positive(c["bare_dispatch_s"]) and _positive(c["host_goal_s"])
         for name, p in c["peers"].items():
-            if p["status"] == "ok":
+            if p["status"] == "ok" and name == "onnx":  # dmlgpu.onnx host to host
+                assert _positive(p["seconds"]) and p["agrees"] is not False, p
+                assert p["ratio"] is None or _positive(p["ratio"])
+            elif p["status"] == "ok":
                 assert _positive(p["seconds"]) and _positive(p["ratio"]), (name, p)
                 assert p["versus"] in ("gpu_s", "wall_s")
             else:
                 assert p["status"] in ("skipped", "error") and p["reason"], (name, p)
         assert c["peers"]["numpy"]["status"] == "ok"
+        assert c["peers"]["onnx"]["status"] == "ok"
         assert c["name"] in out.out  # the table
     assert "GB/s" in out.out and "of copy" in out.out
     assert "[2/2] argmin/flat/f16" in out.err  # progress goes to stderr
