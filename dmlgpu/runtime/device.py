@@ -73,7 +73,8 @@ DEFAULT_CACHE_FACTOR = 2
 # Maps a staging buffer that a copy has just written. wgpu-py's "READ" first submits an empty
 # command buffer (a wgpu-native workaround for buffers never written, gfx-rs/wgpu-native#305);
 # its "READ_NOSYNC" skips that, as its own queue.read_buffer does for the same pattern (both
-# implementations take it). H100: a 16-byte readback 238 -> see README (wgpu-native).
+# implementations take it). H100, wgpu-native: a 16-byte t.numpy() 351 us before the
+# staging buffers, 268 us after (README's breakdown).
 _MAP_READ = "READ_NOSYNC"
 
 _serials = itertools.count(1)
@@ -425,34 +426,31 @@ class Device:
         if nbytes == 0:
             return np.zeros(0, np.uint8)
         block = self._stage(buffer, offset, nbytes)
-        staging = block.buffer
         try:
             with self.lock:
-                staging.map_async(_MAP_READ, 0, nbytes).sync_wait()
-                try:
-                    data = np.frombuffer(staging.read_mapped(0, nbytes, copy=True), np.uint8)
-                finally:
-                    staging.unmap()
+                block.buffer.map_async(_MAP_READ, 0, nbytes).sync_wait()
+                return self._read_mapped(block.buffer, nbytes)
         except Exception as e:
             raise self.error(e, f"reading {nbytes} bytes back from the GPU") from e
-        return data
+
+    def _read_mapped(self, staging, nbytes: int) -> np.ndarray:
+        """The mapped bytes of a staging buffer, copied out; unmaps it (holding the lock)."""
+        try:
+            return np.frombuffer(staging.read_mapped(0, nbytes, copy=True), np.uint8)
+        finally:
+            staging.unmap()
 
     async def download_async(self, buffer, offset: int, nbytes: int) -> np.ndarray:
         """As `download`, awaiting the GPU instead of blocking (asyncio)."""
         if nbytes == 0:
             return np.zeros(0, np.uint8)
         block = self._stage(buffer, offset, nbytes)
-        staging = block.buffer
         try:
-            await staging.map_async(_MAP_READ, 0, nbytes)
+            await block.buffer.map_async(_MAP_READ, 0, nbytes)
             with self.lock:
-                try:
-                    data = np.frombuffer(staging.read_mapped(0, nbytes, copy=True), np.uint8)
-                finally:
-                    staging.unmap()
+                return self._read_mapped(block.buffer, nbytes)
         except Exception as e:
             raise self.error(e, f"reading {nbytes} bytes back from the GPU") from e
-        return data
 
     def synchronize(self) -> None:
         """Wait until all work queued on this device so far has finished."""
