@@ -102,6 +102,15 @@ TOPK_RADIX_BITS = 11
 # rows per workgroup); longer rows go to the radix select. 1M rows of 16, K=4: 0.36 ms
 # (torch.topk 2.1 ms).
 TOPK_SORT_MAX = 2048
+# ...except K below this, over rows of at least TOPK_THRESHOLD_WG elements: a reduction of
+# each row by one workgroup ("threshold" with K = 1) instead of sorting it whole. The H100
+# surface (bench/results/surface/, 2026-11-23, wgpu-native): K=1 over 32768 rows of 2048
+# float32 took 6.5 ms sorted (3% of a copy's bandwidth, 0.22x torch.topk). H200, same run,
+# 2^26 float32 elements, sorted (1) -> reduced (2): rows of 2048 6.47 -> 0.132 ms (0.20x ->
+# 9.80x torch; Dawn 0.132 ms), rows of 512 4.56 -> 0.393 ms (8.1x), the first axis of 512
+# 4.68 -> 1.40 ms (3.3x), of 2048 6.65 -> 1.22 ms (2.4x); float16 alike (4.6-5.7x last
+# axis, 1.5-2.0x first).
+TOPK_SORT_MIN_K = 2
 # Most survivors one workgroup sorts (K above it, or above what workgroup memory holds, goes
 # to the multi-dispatch radix strategy). 4096 pairs = 32 KiB.
 TOPK_SELECT_CAP = 4096

@@ -704,3 +704,17 @@ def test_errors(dev):
 def test_empty_rows(dev):
     v, i = dg.top_k(np.zeros((0, 5), np.float32), 2)
     assert v.shape == (0, 2) and i.shape == (0, 2)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_k1_short_rows_are_reduced_not_sorted(dev, dtype):
+    """K=1 over rows of 256..2048 (which "sort" would take whole) is a reduction of each
+    row ("threshold" with K = 1): every dtype, both directions, ties, NaN, the outer axis."""
+    rng = rng_for("k1 short rows", dtype)
+    for n in (256, 1000, 2048):
+        x = random_values(rng, (5, n), dtype)
+        for direction in ("decreasing", "increasing"):
+            assert check(x, 1, -1, direction)["strategy"] == "threshold"
+    x = random_values(rng, (700, 6), dtype)
+    assert check(x, 1, 0, "decreasing")["strategy"] == "threshold"  # strided rows
+    assert check(x[:255], 1, 0, "increasing")["strategy"] == "sort"  # shorter: sorted

@@ -163,7 +163,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         steps.append(Step(template, dict(common, **variables),
                           dict(base, **params, n_groups=groups), groups, cin, cout))
 
-    if n <= sort_cap:
+    reduce_row = k < tuning.TOPK_SORT_MIN_K and n >= tuning.TOPK_THRESHOLD_WG
+    if n <= sort_cap and not reduce_row:
         seg = _pow2_ceil(n)
         per = max(1, min(sort_cap // seg, rows))
         groups = _ceil(rows, per)
