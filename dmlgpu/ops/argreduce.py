@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from numpy.typing import ArrayLike, DTypeLike
+
 from .. import canon, dtypes, plan, validate
 from ..desc import ArgMaxDesc, ArgMinDesc, TensorDesc
 from ..runtime.device import default_device, register_operator
@@ -72,7 +76,8 @@ def _arg(cls, x, axes, axis_direction, index_dtype, out):
     return y
 
 
-def argmax(x, axes=None, *, axis_direction="increasing", index_dtype="uint32",
+def argmax(x: Tensor | ArrayLike, axes: int | Sequence[int] | None = None, *,
+           axis_direction: str = "increasing", index_dtype: DTypeLike = "uint32",
            out: Tensor | None = None) -> Tensor:
     """Index of the largest element over `axes` (row-major over them); keeps the rank.
 
@@ -83,7 +88,8 @@ def argmax(x, axes=None, *, axis_direction="increasing", index_dtype="uint32",
     return _arg(ArgMaxDesc, x, axes, axis_direction, index_dtype, out)
 
 
-def argmin(x, axes=None, *, axis_direction="increasing", index_dtype="uint32",
+def argmin(x: Tensor | ArrayLike, axes: int | Sequence[int] | None = None, *,
+           axis_direction: str = "increasing", index_dtype: DTypeLike = "uint32",
            out: Tensor | None = None) -> Tensor:
     """Index of the smallest element over `axes`; same conventions as `argmax` (NaN wins)."""
     return _arg(ArgMinDesc, x, axes, axis_direction, index_dtype, out)

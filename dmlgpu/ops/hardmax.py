@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from numpy.typing import ArrayLike
+
 from .. import canon, dtypes, plan, tuning, validate
 from ..desc import Hardmax1Desc, TensorDesc
 from ..runtime.device import default_device, register_operator
@@ -77,7 +81,8 @@ class CompiledHardmax(base.CompiledUnary):
 register_operator(Hardmax1Desc, CompiledHardmax)
 
 
-def hardmax(x, axes=-1, *, out: Tensor | None = None) -> Tensor:
+def hardmax(x: Tensor | ArrayLike, axes: int | Sequence[int] = -1, *,
+            out: Tensor | None = None) -> Tensor:
     """One-hot of the first maximum over `axes` (NaN counts as the maximum, the first NaN
     wins; -0.0 equals +0.0); same shape and dtype as x (float32 or float16). `out`: the
     tensor to write (x's shape and dtype; any non-overlapping strides)."""

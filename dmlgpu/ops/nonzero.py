@@ -13,6 +13,8 @@ workgroups; the count stays on the GPU.
 
 from __future__ import annotations
 
+from numpy.typing import ArrayLike
+
 from .. import canon, dtypes, tuning, validate
 from .. import plan as planmod
 from ..desc import NonZeroCoordinatesDesc, TensorDesc
@@ -202,7 +204,7 @@ class CompiledNonZeroCoordinates(base.CompiledOp):
 register_operator(NonZeroCoordinatesDesc, CompiledNonZeroCoordinates)
 
 
-def nonzero_coordinates(x, coordinate_rank=None, *,
+def nonzero_coordinates(x: Tensor | ArrayLike, coordinate_rank: int | None = None, *,
                         out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
     """Coordinates of the non-zero elements of `x`, in row-major order.
 

@@ -41,6 +41,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from numpy.typing import ArrayLike, DTypeLike
+
 from .. import canon, dtypes, tuning, validate
 from ..canon import Dim
 from ..codegen import pack_params
@@ -451,7 +453,8 @@ def check_k(k, n: int, axis: int, arg: str = "k") -> int:
     return k
 
 
-def top_k(x, k, axis=-1, *, axis_direction="decreasing", index_dtype="uint32",
+def top_k(x: Tensor | ArrayLike, k: int, axis: int = -1, *,
+          axis_direction: str = "decreasing", index_dtype: DTypeLike = "uint32",
           out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
     """The K largest (DECREASING) or smallest (INCREASING) elements along `axis`, sorted, and
     their indices along it -> (values, indices), both of the input's rank with `axis` of size

@@ -9,8 +9,10 @@ buffer when it is made, so no kernel ever reads or writes outside the buffer.
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from .. import dtypes
 from ..canon import contiguous_strides
@@ -104,7 +106,8 @@ class Tensor:
         return cls.__new__(cls)._init(device, buffer, block, dt, shape, strides, offset)
 
     @classmethod
-    def from_buffer(cls, buffer, dtype, shape, strides=None, offset: int = 0, *,
+    def from_buffer(cls, buffer, dtype: DTypeLike, shape: Sequence[int],
+                    strides: Sequence[int] | None = None, offset: int = 0, *,
                     device: Device | None = None) -> Tensor:
         """A tensor over a GPUBuffer the caller made (wgpu-native's or Dawn's): `strides`
         in elements (None: contiguous), `offset` in bytes (a multiple of the element size).
@@ -433,7 +436,8 @@ def _device_of(buffer, device: Device | None) -> Device:
     return device
 
 
-def asarray(data, dtype=None, *, device: Device | None = None) -> Tensor:
+def asarray(data: ArrayLike | Tensor, dtype: DTypeLike | None = None, *,
+            device: Device | None = None) -> Tensor:
     """Upload `data` (anything numpy.asarray accepts) or pass a dg.Tensor through."""
     if isinstance(data, Tensor):
         if dtype is not None and dtypes.lookup(dtype).name != data._dt.name:
@@ -464,7 +468,8 @@ def _alloc(dev: Device, shape: tuple, dt, usage: int, what: str) -> Tensor:
     return Tensor._make(dev, block.buffer, block, dt, shape, contiguous_strides(shape), 0)
 
 
-def empty(shape, dtype, *, device: Device | None = None, usage: int = 0) -> Tensor:
+def empty(shape: int | Sequence[int], dtype: DTypeLike, *, device: Device | None = None,
+          usage: int = 0) -> Tensor:
     """A new contiguous tensor with unspecified contents. Its buffer has STORAGE, COPY_SRC
     and COPY_DST usage, plus the wgpu.BufferUsage flags in `usage` (e.g. VERTEX, so that a
     renderer can draw from it); it comes from the device's caching allocator."""
@@ -478,7 +483,7 @@ def empty(shape, dtype, *, device: Device | None = None, usage: int = 0) -> Tens
     return _alloc(dev, shape, dt, int(usage), "empty")
 
 
-def broadcast_to(x, shape) -> Tensor:
+def broadcast_to(x: Tensor | ArrayLike, shape: Sequence[int]) -> Tensor:
     """A view of `x` broadcast to `shape` with stride 0 along repeated dimensions."""
     x = asarray(x)
     shape = shape_arg(shape, "shape")
