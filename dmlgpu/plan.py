@@ -55,7 +55,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     wg = tuning.REDUCE_WG
     red_contig = reds[-1].strides[0] == 1
     kept_contig = bool(kept) and abs(kept[-1].strides[0]) == 1
-    if n_red >= tuning.ROW_MIN_RED and (red_contig or not kept_contig):
+    row_min = tuning.ROW_MIN_RED if sink == "index" else tuning.HARDMAX_ROW_MIN_RED
+    if n_red >= row_min and (red_contig or not kept_contig):
         strategy, threads = "row", n_out * wg
         max_split = _ceil(n_red, tuning.MIN_ROW_CHUNK)
     else:

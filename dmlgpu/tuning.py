@@ -38,9 +38,15 @@ REDUCE_WG = 256
 REDUCE_UNROLL = 16
 
 # A reduction whose innermost reduced dim is contiguous gets one workgroup per output when
-# the reduction has at least this many elements; below it a thread per output wastes less
-# (a workgroup of 256 threads over 32 elements leaves 7/8 of the threads idle).
-ROW_MIN_RED = 64
+# the reduction has at least this many elements; below it a thread per output wastes less.
+# H200, wgpu-native, 2^27 elements, ArgMax over the last axis, 64 -> 1024 (same run):
+# rows of 64 3.79 -> 0.53 ms (float16 4.26 -> 0.53), rows of 128 1.98 -> 0.54 ms, rows of 512
+# 0.665 -> 0.549 ms; rows of 1024 0.466 ms either way (a thread per output: 0.553 ms, hence
+# not higher); other layouts unchanged. (The H100 surface's worst ArgMax point, rows of 64.)
+ROW_MIN_RED = 1024
+# Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
+# the row strategy (a thread per output means a zero fill first); not yet re-measured.
+HARDMAX_ROW_MIN_RED = 64
 
 # Threads the GPU needs in flight to saturate memory: an H100/H200 holds 132 SMs x 2048
 # threads. At 2^17 (half of that), argmax over a flat 2^28 float32 on an H200 reached 8% of

@@ -24,7 +24,7 @@ def plan_shapes() -> list[tuple]:
     long_row = 3 * tuning.MIN_ROW_CHUNK + 5
     wide = tuning.MERGE_COL_MIN_OUT + 5
     tall = 40 * tuning.MIN_COL_CHUNK + 3
-    short = max(1, tuning.ROW_MIN_RED // 8)
+    short = max(1, min(tuning.ROW_MIN_RED // 8, tuning.MIN_COL_CHUNK))  # not split
     return [
         ((5, short), (1,)),  # thread per output
         ((3, 4, short), (0, 2)),  # thread per output, several reduced dims
@@ -169,8 +169,9 @@ def test_sizes_are_not_template_variables(fresh):
     """Shapes, strides and offsets travel in the uniform: new sizes of one plan kind
     (and views of them) reuse the pipelines."""
     rng = np.random.default_rng(7)
+    row = tuning.ROW_MIN_RED  # the second group: a workgroup per output
     for group in ([(5, 7), (6, 9), (100, 13), (2, 3)],
-                  [(3, 300), (4, 1000), (1, 257), (7, 4097)]):
+                  [(3, row + 300), (4, row + 1000), (1, row + 1), (7, 4 * row + 1)]):
         x = rng.standard_normal(group[0]).astype(np.float32)
         dg.argmax(dg.asarray(x, device=fresh), 1)
         misses = fresh.pipelines.misses
