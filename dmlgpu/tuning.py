@@ -117,6 +117,45 @@ TOPK_SORT_MAX = 2048
 # 4.68 -> 1.40 ms (3.3x), of 2048 6.65 -> 1.22 ms (2.4x); float16 alike (4.6-5.7x last
 # axis, 1.5-2.0x first).
 TOPK_SORT_MIN_K = 2
+# Strategy "rows" (ops/topk.py, kernels/topk_rows.wgsl.j2): TPR threads per row, several
+# rows per workgroup, the threshold kernel's bound (B = 2K buckets) and a second read from
+# the cache. The shapes (top-8 of 256, top-2 of 128) went to the whole-row sort at
+# 3-7% of a copy's bandwidth (H100 surface, 2026-11-23). H100, wgpu-native, 2^26 float32,
+# GPU ms sort (or threshold) -> rows, torch.topk's ratio in the same run after:
+#   last axis:  rows of 32 K=8 1.86 -> 1.01 (4.2x), 128 K=2 3.06 -> 0.29 (11x), 256 K=8
+#   -> 0.245 (13x), 512 K=8 4.56 -> 0.193 (18x), 2048 K=8 6.47 -> 0.156 (9.2x), K=32 6.48
+#   -> 0.295 (4.8x); 128 K=32 3.06 -> 2.64 (1.3x: ranking 44 candidates of 128 costs c^2).
+#   first axis: 2048 K=8 6.65 -> 0.374 (8.2x), 8192 K=8 1.46 (threshold) -> 0.40 (6.0x).
+# A first version kept each thread's best L = K (to a power of two) sorted in registers,
+# merged pairwise: K <= 2 as fast (0.10-0.16 ms), K = 8 0.36-0.67 ms (insertion chains
+# diverge across a warp), K = 32 4.7-10.7 ms (spilled).
+# Largest K it takes (K=128 over rows of 256/512/2048: 14.5/8.0/2.3 ms against the sort's
+# 4.3/4.9/6.7: the c^2 ranking of ~180 candidates):
+TOPK_ROWS_MAX_K = 32
+# Rows at most this long (longer rows: "threshold", one workgroup per row)...
+TOPK_ROWS_MAX_N = 4096
+# ...or, over an outer axis (lanes along rows), any length with at least this many rows.
+TOPK_ROWS_MIN_ROWS = 4096
+# Elements per thread that the row's thread count aims at (TPR = n / this, to a power of
+# two, at least 2K). H100, 2^26 float32, K = 1 / 8, 8 -> 32 -> 64 (same runs): rows of 512
+# 0.251 / 0.260 -> 0.153 / 0.194 -> 0.153 / 0.194 ms, of 2048 0.356 / 0.211 -> 0.154 /
+# 0.156 -> 0.185 / 0.195; rows of 128 0.241 / 0.354 -> 0.252 / 0.346 -> 0.452 / 0.346.
+TOPK_ROWS_ELEMS = 32
+# Threads per workgroup (fewer where workgroup memory is short; over an outer axis more,
+# up to the device's limit, for 2K buckets beside the rows a sector holds).
+TOPK_ROWS_WG = 256
+# Loads in flight per thread.
+TOPK_ROWS_UNROLL = 8
+# Over an outer axis, lanes cover this many bytes of consecutive rows (a 32-byte sector).
+TOPK_ROWS_LANE_BYTES = 32
+# Candidate slots per row: this many per K (to a power of two; 1.4 K expected for distinct
+# keys), at least MIN_CAP; more candidates (ties at T) take the kernel's K-round fallback.
+TOPK_ROWS_CAP_PER_K = 4
+TOPK_ROWS_MIN_CAP = 32
+# ...but a workgroup's slots take at most this many bytes where 2K slots per row fit in it:
+# (H100, wgpu-native, 2^26 float32 in rows of 32, K = 1, 128 rows per workgroup) 32 slots
+# per row (32 KiB) took 0.68 ms, against 0.12 ms for a kernel without slots.
+TOPK_ROWS_CAND_BYTES = 8192
 # Most survivors one workgroup sorts (K above it, or above what workgroup memory holds, goes
 # to the multi-dispatch radix strategy). 4096 pairs = 32 KiB.
 TOPK_SELECT_CAP = 4096

@@ -45,7 +45,8 @@ def check(x, k, axis=-1, direction="decreasing", index_dtype="uint32", strategy=
     return notes
 
 
-NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0, TOPK_WIDE_MAX_SLOTS=0)  # "select" instead
+NO_ROWS = dict(TOPK_ROWS_MAX_K=0)  # short rows (K <= 32) to "sort"/"threshold" instead
+NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0, TOPK_WIDE_MAX_SLOTS=0, **NO_ROWS)  # "select"
 # The select kernel's capacity follows workgroup memory (2048 32-bit pairs on lavapipe, 4096
 # on 48-KiB GPUs): capped at 1024, the "radix" cases (K >= 1500) reach "radix" on both.
 RADIX_CAP = 1024
@@ -87,23 +88,24 @@ def test_spec_examples(dev, x, axis, k, direction, values, indices):
     assert op(inputs=[xt], outputs=[v2, i2]) == [v2, i2]
     assert_same(v2, v.numpy())
     assert_same(i2, i.numpy())
-    assert op.plan.notes["strategy"] == "sort"
+    assert op.plan.notes["strategy"] == "rows"
 
 
 # -- strategy "sort": every dtype, ranks, axes, views ---------------------------------
 
 @pytest.mark.parametrize("direction", ["decreasing", "increasing"])
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_sort_dtypes(dev, dtype, direction):
+def test_sort_dtypes(tuned, dtype, direction):
+    d = tuned(**NO_ROWS)
     rng = rng_for("sort", dtype, direction)
     x = random_values(rng, (5, 3, 37), dtype)  # ties, extremes, NaN/inf/-0.0
     for k in (1, 6, 37):
-        check(x, k, -1, direction, strategy="sort")
-    check(x, 2, 0, direction, strategy="sort")  # the outer axis: rows are strided
+        check(x, k, -1, direction, strategy="sort", device=d)
+    check(x, 2, 0, direction, strategy="sort", device=d)  # the outer axis: rows are strided
 
 
 @pytest.mark.parametrize("dtype", ["int64", "uint64"])
-def test_64bit_values_differ_in_low_bits(dev, dtype):
+def test_64bit_values_differ_in_low_bits(dev, tuned, dtype):
     rng = rng_for("low bits", dtype)
     base = np.array(1 << 40, dtype)
     x = (base + rng.integers(0, 4, (4, 3000))).astype(dtype)
@@ -111,20 +113,27 @@ def test_64bit_values_differ_in_low_bits(dev, dtype):
     x[:, 5] = np.iinfo(dtype).max
     x[:, 6] = np.iinfo(dtype).max - 1
     for direction in ("decreasing", "increasing"):
-        check(x[:, :1000], 9, -1, direction, strategy="sort")
-        check(x, 9, -1, direction, strategy="threshold")
+        check(x[:, :1000], 9, -1, direction, strategy="rows", device=dev)
+    d = tuned(**NO_ROWS)  # (plans from here on: tuning numbers are global)
+    for direction in ("decreasing", "increasing"):
+        check(x[:, :1000], 9, -1, direction, strategy="sort", device=d)
+        check(x, 9, -1, direction, strategy="threshold", device=d)
 
 
 @pytest.mark.parametrize("shape, axis", [
     ((7,), 0), ((6, 5), 0), ((4, 3, 5), 1), ((2, 3, 4, 5), -2), ((2, 1, 3, 1, 4), 2),
     ((2, 2, 1, 2, 2, 3), 5), ((1, 2, 2, 2, 2, 1, 3), 3), ((2, 1, 2, 1, 2, 1, 2, 3), 0),
 ])
-def test_sort_ranks_and_axes(dev, shape, axis):
+def test_sort_ranks_and_axes(dev, tuned, shape, axis):
     x = random_values(rng_for("ranks", shape), shape, "float32")
     n = shape[axis]
-    for k in sorted({1, (n + 1) // 2, n}):
-        check(x, k, axis, "decreasing", strategy="sort")
-    check(x, n, axis, "increasing", strategy="sort")
+    ks = sorted({1, (n + 1) // 2, n})
+    for k in ks:
+        check(x, k, axis, "decreasing", strategy="rows", device=dev)
+    d = tuned(**NO_ROWS)  # (plans from here on: tuning numbers are global)
+    for k in ks:
+        check(x, k, axis, "decreasing", strategy="sort", device=d)
+    check(x, n, axis, "increasing", strategy="sort", device=d)
 
 
 def test_sort_views(dev):
@@ -140,12 +149,84 @@ def test_sort_views(dev):
     check(t.reshape(2, 3, 40).transpose(2, 0, 1), 7, 0)  # middle-strided, axis first
 
 
-def test_many_short_rows(dev):
+def test_many_short_rows(tuned):
     # many rows share a workgroup (segments of 4): row and segment boundaries
+    d = tuned(**NO_ROWS)
     x = random_values(rng_for("short rows"), (1000, 3), "int16")
     for k in (1, 2, 3):
-        notes = check(x, k, -1, "increasing", strategy="sort")
+        notes = check(x, k, -1, "increasing", strategy="sort", device=d)
     assert notes["rows_per_group"] > 1
+
+
+# -- strategy "rows": several short rows per workgroup, the bound of 2K bucket bests ----
+
+def rows_cases(rng, dtype, n, rows=6):
+    """Rows of n: distinct-ish values with specials (few candidates), random ties (ties at T,
+    often within the cap), and one value throughout (n candidates: past the cap when n is,
+    so the kernel's K-round fallback takes the row)."""
+    x = np.concatenate([random_values(rng, (rows - 2, n), dtype, ties=False),
+                        random_values(rng, (2, n), dtype)])
+    x[-1] = x[-1, 0]
+    return x
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_rows_dtypes(dev, dtype):
+    rng = rng_for("rows", dtype)
+    for n, ks in ((3, (1, 2, 3)), (40, (1, 2, 7, 32)), (300, (1, 5, 17, 32)),
+                  (2100, (2, 8, 32))):
+        x = rows_cases(rng, dtype, n)
+        for k in ks:
+            for direction in ("decreasing", "increasing"):
+                notes = check(x, k, -1, direction, strategy="rows", device=dev)
+            assert not notes["interleave"] and notes["buckets"] >= k
+            # the last row's n candidates overflow the slots: its rows take the fallback
+            assert n <= 40 or n > notes["rows_cap"], notes
+    # an outer axis of many rows: lanes over rows
+    x = rows_cases(rng, dtype, 200, rows=40)
+    for k in (1, 3, 32):
+        notes = check(np.ascontiguousarray(x.T), k, 0, "decreasing", strategy="rows",
+                      device=dev)
+        assert notes["interleave"], notes
+    notes = check(np.ascontiguousarray(x.T), 9, 0, "increasing", strategy="rows", device=dev)
+
+
+def test_rows_layouts(dev):
+    rng = rng_for("rows layouts")
+    # many rows per workgroup (TPR 2: 128 rows), more threads than elements (K = 32 of 40)
+    x = rows_cases(rng, "float32", 33, rows=300)
+    notes = check(x, 1, -1, "decreasing", strategy="rows", device=dev)
+    assert notes["rows_per_group"] > 64, notes
+    x = rows_cases(rng, "int8", 40)
+    notes = check(x, 32, -1, "increasing", strategy="rows", device=dev)
+    assert notes["threads_per_row"] > 40, notes
+    # views: transposed, sliced, negative strides, an offset, broadcast rows and a stride
+    # of 0 along the axis (all ties: the fallback), rank 5 with a middle axis
+    t = dg.asarray(random_values(rng, (60, 50), "float16"), device=dev)
+    check(t.T, 3, 1, device=dev)
+    check(t.T, 4, 0, device=dev)
+    check(t[:, ::3], 5, 1, strategy="rows", device=dev)
+    check(t[::-1, ::-2], 5, 1, strategy="rows", device=dev)
+    check(t[7:55, 3:41], 6, 0, strategy="rows", device=dev)
+    check(dg.broadcast_to(t[2:3, :], (9, 50)), 8, 1, strategy="rows", device=dev)
+    check(dg.broadcast_to(t[:, 3:4], (60, 45)), 6, 1, "increasing", strategy="rows",
+          device=dev)
+    x5 = random_values(rng, (3, 4, 37, 2, 5), "uint16")
+    check(x5, 4, 2, strategy="rows", device=dev)
+    check(x5, 2, 4, "increasing", strategy="rows", device=dev)
+
+
+def test_rows_long_outer_axis_and_small_memory(tuned):
+    # over an outer axis any length with enough rows (thresholds lowered to reach it), and
+    # candidate slots shrunk to 2K by the byte budget
+    d = tuned(TOPK_ROWS_MAX_N=64, TOPK_ROWS_MIN_ROWS=16, TOPK_ROWS_CAND_BYTES=256)
+    rng = rng_for("rows long")
+    x = np.ascontiguousarray(rows_cases(rng, "float32", 3000, rows=20).T)
+    for k in (1, 6, 32):
+        notes = check(x, k, 0, "decreasing", strategy="rows", device=d)
+        assert notes["interleave"] and notes["rows_cap"] < max(32, 4 * k), notes
+    x = rows_cases(rng, "int64", 3000, rows=3)
+    check(x, 4, -1, "decreasing", strategy="threshold", device=d)  # contiguous: too long
 
 
 # -- strategy "select": one workgroup per row, rows in registers ----------------------
@@ -178,7 +259,7 @@ def test_select_full_tile_and_distinct(tuned):
 
 @pytest.mark.parametrize("strategy", ["threshold", "select"])
 def test_select_middle_axis(dev, tuned, strategy):
-    d = dev if strategy == "threshold" else tuned(**NO_THRESHOLD)
+    d = tuned(**NO_ROWS) if strategy == "threshold" else tuned(**NO_THRESHOLD)
     x = random_values(rng_for("select middle"), (3, 2500, 4), "float32")
     check(x, 11, 1, "decreasing", strategy=strategy, device=d)
     t = dg.asarray(x, device=d)
@@ -232,13 +313,14 @@ def test_threshold_dtypes(dev, dtype):
 
 
 @pytest.mark.parametrize("n", [2049, 2304, 4096, 16384])
-def test_threshold_sizes_and_k(dev, n):
+def test_threshold_sizes_and_k(tuned, n):
     # n around the unrolled step (256 x 8) and up to a whole tile; K up to the largest
+    d = tuned(**NO_ROWS)
     x = random_values(rng_for("threshold n", n), (3, n), "float32", ties=False, specials=False)
     for k in (1, 2, 63, 128):
-        check(x, k, -1, "decreasing", strategy="threshold")
-    check(x, 128, -1, "increasing", strategy="threshold")
-    check(x, 129, -1, "decreasing", strategy="wide")  # above TOPK_THRESHOLD_MAX_K
+        check(x, k, -1, "decreasing", strategy="threshold", device=d)
+    check(x, 128, -1, "increasing", strategy="threshold", device=d)
+    check(x, 129, -1, "decreasing", strategy="wide", device=d)  # above TOPK_THRESHOLD_MAX_K
 
 
 def test_threshold_ties_at_t(dev):
@@ -550,14 +632,17 @@ def test_radix_middle_axis(radix_dev):
 # -- ties, specials, and no sentinel values --------------------------------------------
 
 @pytest.mark.parametrize("n, k, strategy", [
-    (40, 7, "sort"), (5000, 37, "threshold"), (5000, 1, "threshold"), (5000, 200, "wide"),
+    (40, 7, "rows"), (3000, 32, "rows"), (40, 7, "sort"), (5000, 37, "threshold"),
+    (5000, 1, "threshold"), (5000, 200, "wide"),
     (5000, 700, "wide"), (5000, 1100, "select"),
     (40000, 50, "candidates"),
     (5000, 3000, "radix"),
 ])
-def test_heavy_ties_and_extremes(dev, monkeypatch, n, k, strategy):
+def test_heavy_ties_and_extremes(dev, tuned, n, k, strategy):
+    numbers = {} if strategy == "rows" else dict(NO_ROWS)
     if strategy == "radix":
-        monkeypatch.setattr(tuning, "TOPK_SELECT_CAP", RADIX_CAP)
+        numbers["TOPK_SELECT_CAP"] = RADIX_CAP
+    d = tuned(**numbers) if numbers else dev
     rows = [
         np.zeros(n, np.float32),  # one value
         np.full(n, -np.inf, np.float32),  # the lowest value: no sentinel may beat it
@@ -568,23 +653,25 @@ def test_heavy_ties_and_extremes(dev, monkeypatch, n, k, strategy):
     ]
     x = np.stack(rows)
     for direction in ("decreasing", "increasing"):
-        check(x, k, -1, direction, strategy=strategy)
+        check(x, k, -1, direction, strategy=strategy, device=d)
     for dtype in ("int32", "uint16"):  # rows of the type's minimum and maximum
         info = np.iinfo(dtype)
         xi = np.stack([np.full(n, info.min, dtype), np.full(n, info.max, dtype),
                        np.where(np.arange(n) % 5 == 1, info.min, info.max).astype(dtype)])
         for direction in ("decreasing", "increasing"):
-            check(xi, k, -1, direction)
+            check(xi, k, -1, direction, strategy=strategy, device=d)
 
 
 @pytest.mark.parametrize("index_dtype", ["uint64", "int32", "int64"])
-def test_index_dtypes(dev, index_dtype):
+def test_index_dtypes(dev, tuned, index_dtype):
     x = random_values(rng_for("index", index_dtype), (3, 2500), "float32")
-    check(x, 5, -1, "decreasing", index_dtype, strategy="threshold")
-    check(x, 300, -1, "increasing", index_dtype, strategy="wide")
-    check(x, 700, -1, "decreasing", index_dtype, strategy="wide")  # (K best of candidates)
-    check(x, 1100, -1, "increasing", index_dtype, strategy="select")
-    check(x[:, :50], 5, -1, "increasing", index_dtype, strategy="sort")
+    check(x, 5, -1, "decreasing", index_dtype, strategy="rows", device=dev)
+    check(x, 300, -1, "increasing", index_dtype, strategy="wide", device=dev)
+    check(x, 700, -1, "decreasing", index_dtype, strategy="wide", device=dev)  # (K of cands)
+    check(x, 1100, -1, "increasing", index_dtype, strategy="select", device=dev)
+    d = tuned(**NO_ROWS)
+    check(x, 5, -1, "decreasing", index_dtype, strategy="threshold", device=d)
+    check(x[:, :50], 5, -1, "increasing", index_dtype, strategy="sort", device=d)
 
 
 def test_deterministic(dev):
@@ -622,11 +709,14 @@ def test_strided_outputs(dev, dtype, n, k):
 # -- bindings split into windows, and 2D grids ----------------------------------------
 
 @pytest.mark.parametrize("shape, k, strategy", [
-    ((3, 900), 5, "sort"), ((3, 3000), 40, "threshold"), ((3, 3000), 400, "wide"),
+    ((3, 900), 5, "sort"), ((3, 901), 5, "rows"), ((3, 3000), 40, "threshold"),
+    ((3, 3000), 400, "wide"),
     ((2, 3000), 1100, "select"),
     ((1, 5000), 2100, "radix"),
 ])
 def test_windowed(windowed_dev, monkeypatch, shape, k, strategy):
+    if strategy == "sort":  # (the desc differs from the "rows" case's: its direction)
+        monkeypatch.setattr(tuning, "TOPK_ROWS_MAX_K", 0)
     if strategy == "radix":
         monkeypatch.setattr(tuning, "TOPK_SELECT_CAP", RADIX_CAP)
     x = random_values(rng_for("windowed", shape), shape, "float32")
@@ -645,12 +735,15 @@ def small_grid_dev():
 
 
 @pytest.mark.parametrize("shape, k, strategy", [
-    ((40, 600), 3, "sort"), ((9, 3000), 5, "threshold"), ((9, 3000), 300, "wide"),
+    ((40, 600), 3, "rows"), ((40, 601), 3, "sort"), ((9, 3001), 5, "threshold"),
+    ((9, 3000), 300, "wide"),
     ((9, 3000), 1100, "select"),
     ((2, 70000), 9, "candidates"),
     ((5, 5000), 2100, "radix"),
 ])
 def test_2d_grid(small_grid_dev, monkeypatch, shape, k, strategy):
+    if strategy in ("sort", "threshold"):  # (shapes of their own: the device caches plans)
+        monkeypatch.setattr(tuning, "TOPK_ROWS_MAX_K", 0)
     if strategy == "radix":
         monkeypatch.setattr(tuning, "TOPK_SELECT_CAP", RADIX_CAP)
     x = random_values(rng_for("grid", shape), shape, "float32")
@@ -707,14 +800,20 @@ def test_empty_rows(dev):
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_k1_short_rows_are_reduced_not_sorted(dev, dtype):
-    """K=1 over rows of 256..2048 (which "sort" would take whole) is a reduction of each
-    row ("threshold" with K = 1): every dtype, both directions, ties, NaN, the outer axis."""
+def test_k1_short_rows(dev, tuned, dtype):
+    """K=1 over rows of 256..2048: "rows" (several rows a workgroup), and without it a
+    reduction of each row ("threshold" with K = 1) rather than a whole-row sort: every
+    dtype, both directions, ties, NaN, the outer axis."""
     rng = rng_for("k1 short rows", dtype)
-    for n in (256, 1000, 2048):
-        x = random_values(rng, (5, n), dtype)
+    xs = [random_values(rng, (5, n), dtype) for n in (256, 1000, 2048)]
+    xo = random_values(rng, (700, 6), dtype)
+    for x in xs:
         for direction in ("decreasing", "increasing"):
-            assert check(x, 1, -1, direction)["strategy"] == "threshold"
-    x = random_values(rng, (700, 6), dtype)
-    assert check(x, 1, 0, "decreasing")["strategy"] == "threshold"  # strided rows
-    assert check(x[:255], 1, 0, "increasing")["strategy"] == "sort"  # shorter: sorted
+            check(x, 1, -1, direction, strategy="rows", device=dev)
+    check(xo, 1, 0, "decreasing", strategy="rows", device=dev)  # strided rows
+    d = tuned(**NO_ROWS)  # (plans from here on: tuning numbers are global)
+    for x in xs:
+        for direction in ("decreasing", "increasing"):
+            check(x, 1, -1, direction, strategy="threshold", device=d)
+    check(xo, 1, 0, "decreasing", strategy="threshold", device=d)
+    check(xo[:255], 1, 0, "increasing", strategy="sort", device=d)  # shorter: sorted

@@ -9,7 +9,13 @@ INCREASING, and break ties by position: no value is ever used as a sentinel (a m
 entry has index NONE).
 
 Strategies, by regime (plan.notes["strategy"]):
-  "sort"        rows of at most `sort_cap` elements: whole rows bitonic-sorted in workgroup
+  "rows"        K <= tuning.TOPK_ROWS_MAX_K over rows of at most TOPK_ROWS_MAX_N, or over
+                an outer axis of many rows (lanes along rows): TPR threads per row, several
+                rows per workgroup; the K-th best of 2K bucket bests bounds the candidates,
+                a second read (from the cache) gathers them and ranks place them; rows
+                whose ties overflow the slots take K rounds of selection in the same
+                kernel. One dispatch.
+  "sort"        rows of at most `sort_cap` elements with K above "rows": whole rows bitonic-sorted in workgroup
                 memory, several short rows per workgroup; one dispatch.
   "select"      rows of at most one tile (wg x ept elements) and K <= `select_cap`: one
                 workgroup per row reads the row once into registers, radix-selects its top
@@ -166,7 +172,9 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                           dict(base, **params, n_groups=groups), groups, cin, cout))
 
     reduce_row = k < tuning.TOPK_SORT_MIN_K and n >= tuning.TOPK_THRESHOLD_WG
-    if n <= sort_cap and not reduce_row:
+    if _plan_rows(add, notes, shape, dt, k, smem, max_wg, out_binds):
+        pass
+    elif n <= sort_cap and not reduce_row:
         seg = _pow2_ceil(n)
         per = max(1, min(sort_cap // seg, rows))
         groups = _ceil(rows, per)
@@ -283,6 +291,57 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         notes.update(strategy="radix", radix_passes=len(passes), chunks=nch, runs=runs,
                      merge_passes=n_merges)
     return TopKPlan(steps, scratch, notes)
+
+
+def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
+               out_binds) -> bool:
+    """Adds the "rows" kernel's step if the problem suits it (K <= tuning.TOPK_ROWS_MAX_K;
+    rows of at most TOPK_ROWS_MAX_N, or any length over an outer axis of at least
+    TOPK_ROWS_MIN_ROWS rows, where lanes run over rows: `interleave`); returns whether it
+    did. TPR threads per row (at least K, aiming at TOPK_ROWS_ELEMS elements each), B =
+    2K buckets (at most TPR), CAP candidate slots per row."""
+    n, rows = shape.n, shape.rows
+    if k > tuning.TOPK_ROWS_MAX_K:
+        return False
+    kw = dt.key_words
+    top = _pow2_floor(max_wg)
+    wg = min(tuning.TOPK_ROWS_WG, top)
+    inner = abs(shape.kept[-1].strides[0]) if shape.kept else 0
+    lane_rows = max(1, tuning.TOPK_ROWS_LANE_BYTES * 8 // dt.bits)
+    interleave = 0 < inner < abs(shape.axis_strides[0]) and rows >= lane_rows
+    if n > tuning.TOPK_ROWS_MAX_N and not (interleave and rows >= tuning.TOPK_ROWS_MIN_ROWS):
+        return False
+    tpr = max(_pow2_ceil(_ceil(n, tuning.TOPK_ROWS_ELEMS)), _pow2_ceil(2 * k))
+    if interleave:  # lane_rows rows side by side: a larger workgroup for 2K buckets
+        lane_rows = min(lane_rows, max(1, top // _pow2_ceil(2 * k)))
+        wg = min(top, max(wg, lane_rows * _pow2_ceil(2 * k)))
+        tpr = min(tpr, wg // lane_rows)
+    tpr = min(tpr, wg)
+    buckets = min(tpr, _pow2_ceil(2 * k))
+    if buckets < k:
+        return False
+    cap = min(max(tuning.TOPK_ROWS_MIN_CAP, tuning.TOPK_ROWS_CAP_PER_K * _pow2_ceil(k)),
+              _pow2_ceil(n))
+
+    # fewer slots where many rows share a workgroup (occupancy), but at least 2K
+    while ((wg // tpr) * cap * (kw + 1) * 4 > tuning.TOPK_ROWS_CAND_BYTES
+           and cap > 2 * _pow2_ceil(k)):
+        cap //= 2
+
+    def memory(wg):
+        r = wg // tpr
+        return 4 * (wg * (kw + 1) + r * (kw + 2) + r * cap * (kw + 1) + 1)
+    while memory(wg) > smem and wg > tpr:
+        wg //= 2
+    if memory(wg) > smem:
+        return False
+    per = wg // tpr
+    add("topk_rows.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, buckets=buckets, cap=cap,
+                                  unroll=tuning.TOPK_ROWS_UNROLL, interleave=interleave),
+        {}, _ceil(rows, per))
+    notes.update(strategy="rows", rows_wg=wg, threads_per_row=tpr, rows_per_group=per,
+                 buckets=buckets, rows_cap=cap, interleave=interleave)
+    return True
 
 
 def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, out_binds,
