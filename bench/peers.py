@@ -21,6 +21,16 @@ from . import onnx_model
 from .timing import Policy, wall
 
 
+def cuda_event_seconds(torch, fn) -> float:
+    """One call of fn timed on the GPU by CUDA events around it (seconds)."""
+    start = torch.cuda.Event(enable_timing=True)
+    stop = torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop) * 1e-3
+
 def skipped(reason: str) -> dict:
     return {"status": "skipped", "reason": reason}
 
@@ -86,16 +96,7 @@ class TorchPeer:
         xt = data.cached("torch", lambda: torch.from_numpy(data.host).to("cuda"))
         fn = op.torch(torch, xt, **params)
 
-        def run():
-            start = torch.cuda.Event(enable_timing=True)
-            stop = torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            stop.record()
-            stop.synchronize()
-            return start.elapsed_time(stop) * 1e-3
-
-        samples = self.policy.sample(run)
+        samples = self.policy.sample(lambda: cuda_event_seconds(torch, fn))
         result = _record(samples, "CUDA events around the call, median", "gpu_s",
                          ours.get("gpu_s"))
         # the user's view: N calls back to back, then torch.cuda.synchronize(), as dmlgpu's

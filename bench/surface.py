@@ -20,6 +20,8 @@ import numpy as np
 import dmlgpu as dg
 from dmlgpu.runtime import dispatch
 
+from .peers import cuda_event_seconds
+
 # -- the grids -------------------------------------------------------------------------------
 # TopK: row lengths 2^5..2^23 in steps of 4x, rows so that a point holds 2^26 elements,
 # K <= n/2 from this list, both directions, the last axis and the first.
@@ -113,16 +115,7 @@ class Surface:
         except Exception:  # an op or dtype torch lacks on CUDA: no figure
             return math.nan
         torch.cuda.synchronize()
-        times = []
-        for _ in range(5):
-            start = torch.cuda.Event(enable_timing=True)
-            stop = torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop) * 1e-3)
-        return float(np.median(times))
+        return float(np.median([cuda_event_seconds(torch, fn) for _ in range(5)]))
 
     def _cuda(self, host):
         if self.torch is None:

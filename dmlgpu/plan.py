@@ -56,8 +56,19 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     red_contig = reds[-1].strides[0] == 1
     kept_contig = bool(kept) and abs(kept[-1].strides[0]) == 1
     row_min = tuning.ROW_MIN_RED if sink == "index" else tuning.HARDMAX_ROW_MIN_RED
-    if n_red >= row_min and (red_contig or not kept_contig):
-        strategy, threads = "row", n_out * wg
+    # contiguous rows shorter than ROW_MIN_RED: TPR threads per row, several rows per group
+    # (at least an unrolled iteration's elements per thread, and at least 2 threads per row
+    # from twice that)
+    elems = max(tuning.REDUCE_UNROLL, tuning.ROWS_BYTES * 8 // dt.bits)
+    tpr = min(wg, 1 << max(0, (n_red // elems).bit_length() - 1))
+    if n_red >= 2 * tuning.REDUCE_UNROLL:
+        tpr = max(tpr, 2)
+    segmented = red_contig and 2 <= tpr < wg and tuning.ROWS_BYTES > 0
+    if segmented:
+        strategy, threads = "row", n_out * tpr
+        max_split = 1
+    elif n_red >= row_min and (red_contig or not kept_contig):
+        strategy, threads, tpr = "row", n_out * wg, wg
         max_split = _ceil(n_red, tuning.MIN_ROW_CHUNK)
     else:
         strategy, threads = "col", n_out
@@ -67,7 +78,10 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         split = max(1, min(_ceil(tuning.TARGET_THREADS, threads), max_split, tuning.MAX_SPLIT))
     chunk = _ceil(n_red, split)
     split = _ceil(n_red, chunk)
-    groups = n_out * split if strategy == "row" else _ceil(n_out, wg) * split
+    if strategy == "row":
+        groups = _ceil(n_out, wg // tpr) * split
+    else:
+        groups, tpr = _ceil(n_out, wg) * split, wg
 
     common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1, **(extra or {}))
     dims = dict(ksize=[d.size for d in kept], kin=[d.strides[0] for d in kept],
@@ -78,7 +92,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     first_sink = sink if split == 1 else "partials"
     packed = strategy == "row" and len(reds) == 1 and red_contig and dt.per_word > 1
     steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
-                                 packed_rows=packed, wg=wg, idx_words=idx_words,
+                                 packed_rows=packed, wg=wg, tpr=tpr, idx_words=idx_words,
                                  unroll=tuning.REDUCE_UNROLL),
                   dict(dims, n_out=n_out, n_red=n_red, chunk=chunk, n_split=split,
                        n_groups=groups),
@@ -89,12 +103,13 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
         mgroups = n_out if merge == "row" else _ceil(n_out, wg)
         steps.append(Step(template, dict(common, strategy=merge, source="partials", sink=sink,
-                                         packed_rows=False, wg=wg, idx_words=idx_words,
-                                         unroll=tuning.REDUCE_UNROLL),
+                                         packed_rows=False, wg=wg, tpr=wg,
+                                         idx_words=idx_words, unroll=tuning.REDUCE_UNROLL),
                           dict(dims, n_out=n_out, n_red=split, chunk=split, n_split=1,
                                n_groups=mgroups),
                           mgroups, "partials", "output"))
-    return Plan(steps, partial_bytes, dict(strategy=strategy, split=split, chunk=chunk))
+    return Plan(steps, partial_bytes, dict(strategy=strategy, split=split, chunk=chunk,
+                                           threads_per_row=tpr if strategy == "row" else 0))
 
 
 def windows(buffer, byte_lo: int, byte_hi: int, window_bytes: int, max_windows: int,

@@ -44,6 +44,19 @@ REDUCE_UNROLL = 16
 # 0.665 -> 0.549 ms; rows of 1024 0.466 ms either way (a thread per output: 0.553 ms, hence
 # not higher); other layouts unchanged. (The H100 surface's worst ArgMax point, rows of 64.)
 ROW_MIN_RED = 1024
+# Contiguous rows of 2 to REDUCE_WG elements per thread take TPR threads each, n / TPR
+# elements of ROWS_BYTES bytes per thread, several rows per workgroup (Hardmax: fused, one
+# dispatch). H100, wgpu-native, same runs, ArgMax over 2^27 elements in rows of 64 / 128 /
+# 256 / 512, % of the copy kernel's read bandwidth: a thread per row or a workgroup per row
+# (before) f32 35 / 67 / 64 / 63%, f16 18 / 20 / 20 / 20%, int64 39 / 76 / 75 / 72%, uint8
+# 21 / 11 / 11 / 11% (rows of 1024 / 2048 with a workgroup each: f32 39 / 49%); then by
+# elements per thread 16 / 32 / 64: f32 95-100 / 66-95 / 35-91%, f16 41-47 / 63-84 /
+# 18-89%, int64 85-103 / 67-102%, uint8 31-38 / 44-49 / 19-87% - 64 bytes a thread (at
+# least REDUCE_UNROLL elements: int64 at 8 a thread 75-81%, at 16 85-103%). Then (same GPU,
+# surface run of bench/results/surface/h100-wgpu-argreduce-hardmax.json): f32 rows of 64 /
+# 512 / 2048 / 8192 88 / 91 / 94 / 99%, f16 63 / 83 / 85 / 86%, uint8 rows of 128 / 512 /
+# 2048 65 / 88 / 95%; Hardmax (read n + write n) f32 88-95%, f16 73-74%. (0: off.)
+ROWS_BYTES = 64
 # Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
 HARDMAX_ROW_MIN_RED = 64
@@ -108,6 +121,12 @@ TOPK_RADIX_BITS = 11
 # rows per workgroup); longer rows go to the radix select. 1M rows of 16, K=4: 0.36 ms
 # (torch.topk 2.1 ms).
 TOPK_SORT_MAX = 2048
+# Rows longer than this (and K <= n / 2) go to the one-workgroup-per-row kernels rather
+# than the whole-row sort. H100, wgpu-native, 2^26 float32, sort -> threshold/wide (GPU ms,
+# same run): rows of 2048 K=64 6.47 -> 0.86, K=128 6.47 -> 2.28, K=1024 6.51 -> 1.70 (axis
+# 0: 6.65 -> 2.74, 6.68 -> 3.21, 7.25 -> 5.07); but rows of 512 K=128 4.57 -> 8.14 and of
+# 256 K=128 3.76 -> 14.7 (one workgroup per short row): the sort keeps rows up to 1024.
+TOPK_SORT_ROWS_MAX = 1024
 # ...except K below this, over rows of at least TOPK_THRESHOLD_WG elements: a reduction of
 # each row by one workgroup ("threshold" with K = 1) instead of sorting it whole. The H100
 # surface (bench/results/surface/, 2026-11-23, wgpu-native): K=1 over 32768 rows of 2048

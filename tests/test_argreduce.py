@@ -22,6 +22,7 @@ from reference import (
 )
 
 import dmlgpu as dg
+from dmlgpu import tuning
 
 OPS = {"max": dg.argmax, "min": dg.argmin}
 FLOATS = ("float32", "float16")
@@ -422,7 +423,7 @@ def test_sizes_around_workgroup(dev, dtype, n):
 def test_more_workgroups_than_dispatch_limit(tuned):
     """One workgroup per output and more outputs than a grid dimension holds (rows of 64
     take a workgroup each once ROW_MIN_RED allows it: a small input reaches the limit)."""
-    d = tuned(ROW_MIN_RED=64)
+    d = tuned(ROW_MIN_RED=64, ROWS_BYTES=0)  # (no rows sharing a workgroup)
     shape = (70000, 64)
     x = random_values(rng_for("dispatch"), shape, "float32", ties=False, specials=False)
     x[-1, 63] = 10.0
@@ -433,6 +434,29 @@ def test_more_workgroups_than_dispatch_limit(tuned):
     for fn, ref in ((dg.argmax, np.argmax), (dg.argmin, np.argmin)):
         got = fn(dg.asarray(x, device=d), 1).numpy()
         np.testing.assert_array_equal(got, ref(x, axis=1, keepdims=True).astype(np.uint32))
+
+
+@pytest.mark.parametrize("dtype", FULL_DTYPES)
+def test_segmented_rows(dev, dtype):
+    """Contiguous rows shorter than a workgroup's share: TPR threads per row, several rows
+    per workgroup (the last one partly idle): planted extremes, a tie-heavy row, a row of
+    one value, packed 8/16-bit rows starting mid-word, negative strides."""
+    rng = rng_for("segmented", dtype)
+    dt = np.dtype(dtype)
+    for n in (133, 200, 257, 1000, 1500):
+        x = planted(rng, (37, n), dtype)
+        x[5] = random_values(rng, (n,), dtype)
+        x[6] = x[6, 3]
+        op = dg.default_device().compile(dg.ArgMaxDesc(
+            dg.TensorDesc(dtype, x.shape), dg.TensorDesc("uint32", (37, 1)), (1,)))
+        tpr = op.plan.notes["threads_per_row"]
+        assert op.plan.notes["strategy"] == "row" and 2 <= tpr < tuning.REDUCE_WG, op.plan.notes
+        elems = max(tuning.REDUCE_UNROLL, tuning.ROWS_BYTES // dt.itemsize)
+        assert tpr == max(2, 1 << ((n // elems).bit_length() - 1)), op.plan.notes
+        check(x, 1)
+        t = dg.asarray(x)
+        check(x[1:, 1:], 1, tensor=t[1:, 1:], combos=ALL_COMBOS[:2])
+        check(x[:, ::-1], 1, tensor=t[:, ::-1], combos=ALL_COMBOS[2:])
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)

@@ -24,9 +24,11 @@ def plan_shapes() -> list[tuple]:
     long_row = 3 * tuning.MIN_ROW_CHUNK + 5
     wide = tuning.MERGE_COL_MIN_OUT + 5
     tall = 40 * tuning.MIN_COL_CHUNK + 3
-    short = max(1, min(tuning.ROW_MIN_RED // 8, tuning.MIN_COL_CHUNK))  # not split
+    short = 7  # not split, and too short to share rows between threads
+    seg = 4 * tuning.ROWS_BYTES  # TPR threads per row (several rows per workgroup)
     return [
         ((5, short), (1,)),  # thread per output
+        ((37, seg), (1,)),  # TPR threads per output
         ((3, 4, short), (0, 2)),  # thread per output, several reduced dims
         ((3, 4 * tuning.ROW_MIN_RED + 1), (1,)),  # workgroup per output (packed 8/16-bit)
         ((9, 3, tuning.ROW_MIN_RED), (0, 2)),  # workgroup per output, several reduced dims
@@ -169,9 +171,13 @@ def test_sizes_are_not_template_variables(fresh):
     """Shapes, strides and offsets travel in the uniform: new sizes of one plan kind
     (and views of them) reuse the pipelines."""
     rng = np.random.default_rng(7)
-    row = tuning.ROW_MIN_RED  # the second group: a workgroup per output
+    # float32 rows of this many elements or more take a workgroup per output (the second
+    # group); the third: 8 threads per row (rows of 8 to 16 times a thread's elements)
+    per = max(tuning.REDUCE_UNROLL, tuning.ROWS_BYTES // 4)
+    row = tuning.REDUCE_WG * per
     for group in ([(5, 7), (6, 9), (100, 13), (2, 3)],
-                  [(3, row + 300), (4, row + 1000), (1, row + 1), (7, 4 * row + 1)]):
+                  [(3, row + 300), (4, row + 1000), (1, row + 1), (7, 2 * row - 1)],
+                  [(5, 8 * per + 2), (6, 12 * per), (100, 16 * per - 1), (2, 8 * per + 1)]):
         x = rng.standard_normal(group[0]).astype(np.float32)
         dg.argmax(dg.asarray(x, device=fresh), 1)
         misses = fresh.pipelines.misses

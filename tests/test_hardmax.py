@@ -94,6 +94,30 @@ def test_output_views_leave_neighbours_alone(dev, dtype, shape, axes):
         assert_same(got, expected)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_segmented_rows(dev, dtype):
+    """Short contiguous subsets: TPR threads each, several per workgroup, fused; a
+    contiguous output is written as one block per workgroup (words shared at its ends by
+    atomics), a strided one subset by subset. Ties, NaN, the last workgroup partly idle."""
+    rng = np.random.default_rng(11)
+    for n in (65, 129, 700, 1500):
+        a = random_values(rng, (41, n), dtype)
+        a[3] = a[3, 0]
+        x = dg.asarray(a)
+        for out in (None, dg.empty((n, 41), dtype).T):
+            desc = dg.Hardmax1Desc(dg.TensorDesc.of(x),
+                                   dg.TensorDesc.of(out) if out is not None
+                                   else dg.TensorDesc(dtype, a.shape), (1,))
+            plan = dev.compile(desc).plan
+            var = plan.steps[0].variables
+            assert plan.notes["fused"] and 2 <= var["tpr"] < var["wg"], plan.notes
+            assert var["block_out"] == (out is None)
+            got = dg.hardmax(x, 1, out=out)
+            assert_same(got, hardmax_reference(a, (1,)))
+        assert_same(dg.hardmax(x[:, 1:], 1), hardmax_reference(a[:, 1:], (1,)))  # mid-word
+        assert_same(dg.hardmax(x[:, ::-1], 1), hardmax_reference(a[:, ::-1], (1,)))
+
+
 def test_fused_and_split_plans(dev):
     def plan(shape, axes, dtype="float32"):
         desc = dg.Hardmax1Desc(dg.TensorDesc(dtype, shape), dg.TensorDesc(dtype, shape), axes)

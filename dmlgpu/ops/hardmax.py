@@ -29,7 +29,8 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
         reds = red.red
         first.variables.update(
             sink="rowhot",
-            hot_words=dt.per_word > 1 and len(reds) == 1 and reds[0].strides == (1, 1))
+            hot_words=dt.per_word > 1 and len(reds) == 1 and reds[0].strides == (1, 1),
+            block_out=_block_out(red))
         p.notes["fused"] = True
         return p
     wg = tuning.REDUCE_WG
@@ -49,6 +50,20 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
     p.steps.insert(0, fill)
     p.notes["fused"] = False
     return p
+
+
+def _block_out(red: canon.Reduction) -> bool:
+    """Whether consecutive subsets are consecutive blocks of the output (one reduced dim,
+    contiguous, and the kept dims row-major right after it): then a workgroup writes its
+    subsets as one block."""
+    if len(red.red) != 1 or red.red[0].strides[1] != 1:
+        return False
+    expected = red.n_red
+    for d in reversed(red.kept):
+        if d.strides[1] != expected:
+            return False
+        expected *= d.size
+    return True
 
 
 class CompiledHardmax(base.CompiledUnary):

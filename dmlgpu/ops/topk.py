@@ -15,8 +15,9 @@ Strategies, by regime (plan.notes["strategy"]):
                 a second read (from the cache) gathers them and ranks place them; rows
                 whose ties overflow the slots take K rounds of selection in the same
                 kernel. One dispatch.
-  "sort"        rows of at most `sort_cap` elements with K above "rows": whole rows bitonic-sorted in workgroup
-                memory, several short rows per workgroup; one dispatch.
+  "sort"        rows of at most `sort_cap` elements with K above "rows": whole rows
+                bitonic-sorted in workgroup memory, several short rows per workgroup; one
+                dispatch.
   "select"      rows of at most one tile (wg x ept elements) and K <= `select_cap`: one
                 workgroup per row reads the row once into registers, radix-selects its top
                 K over (key, position) digits in workgroup memory (stopping as soon as the
@@ -172,6 +173,10 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                           dict(base, **params, n_groups=groups), groups, cin, cout))
 
     reduce_row = k < tuning.TOPK_SORT_MIN_K and n >= tuning.TOPK_THRESHOLD_WG
+    # rows from TOPK_SORT_ROWS_MAX up to sort_cap: K within "threshold" or "wide" reach
+    # takes those (one workgroup per row, two reads) instead of a whole-row sort
+    reduce_row = reduce_row or (n > tuning.TOPK_SORT_ROWS_MAX and n >= tuning.TOPK_THRESHOLD_WG
+                                and k <= n // 2)
     if _plan_rows(add, notes, shape, dt, k, smem, max_wg, out_binds):
         pass
     elif n <= sort_cap and not reduce_row:

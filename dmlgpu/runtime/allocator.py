@@ -227,9 +227,3 @@ class CachingAllocator:
             }
         self._destroy_doomed()
         return stats
-
-    def reset_peak(self) -> None:
-        with self._lock:
-            self._drain()
-            self.peak = self.allocated
-        self._destroy_doomed()

@@ -253,8 +253,3 @@ class GpuTimer:
             after=lambda enc: enc.resolve_query_set(self.query_set, 0, 2, self.resolve, 0))
         t = dev.download(self.resolve, 0, 16).view(np.uint64)
         return float(int(t[1]) - int(t[0])) * 1e-9
-
-
-def run(device, launches: list[Launch], label: str = "launches") -> None:
-    """Bind and submit launches once (no caching): for one-off kernels."""
-    submit(device, bind(device, list(launches), label))
