@@ -199,6 +199,14 @@ TOPK_THRESHOLD_MAX_K = 128
 TOPK_THRESHOLD_MIN_BUCKETS = 32
 TOPK_THRESHOLD_CAP = 512
 TOPK_THRESHOLD_MIN_ROWS = 1024
+# ...but "threshold" itself (K <= 128) takes rows longer than a tile from this many rows:
+# H100, wgpu-native, 2^26 float32, K = 2 / 8 / 32 / 128, "candidates" -> "threshold" (GPU
+# ms, same run): 512 rows of 131072 0.60 / 0.72 / 0.96 / 1.10 -> 0.215 / 0.215 / 0.220 /
+# 0.250 (4.2x torch.topk); 128 rows of 524288 0.56 / 0.67 / 0.89 / 1.04 -> 0.38 / 0.38 /
+# 0.39 / 0.41 (float16 0.58-1.00 -> 0.44-0.46). (Below it a workgroup per row leaves most
+# of the GPU idle: 32 rows stay with "candidates".) The "wide" kernel still runs per
+# chunk below TOPK_THRESHOLD_MIN_ROWS.
+TOPK_THRESHOLD_LONG_MIN_ROWS = 64
 # Strategy "wide" (TOPK_THRESHOLD_MAX_K < K, K to a power of two sort slots, at most
 # TOPK_WIDE_MAX_SLOTS of them; above that "select"): threads per workgroup (one row each),
 # loads in flight per thread (8: 5 workgroups per SM, see below), buckets per K (B =

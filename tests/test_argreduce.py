@@ -437,24 +437,25 @@ def test_more_workgroups_than_dispatch_limit(tuned):
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
-def test_segmented_rows(dev, dtype):
+def test_segmented_rows(tuned, dtype):
     """Contiguous rows shorter than a workgroup's share: TPR threads per row, several rows
     per workgroup (the last one partly idle): planted extremes, a tie-heavy row, a row of
     one value, packed 8/16-bit rows starting mid-word, negative strides."""
+    d = tuned(TARGET_THREADS=1)  # (else few rows take a workgroup each)
     rng = rng_for("segmented", dtype)
     dt = np.dtype(dtype)
     for n in (133, 200, 257, 1000, 1500):
         x = planted(rng, (37, n), dtype)
         x[5] = random_values(rng, (n,), dtype)
         x[6] = x[6, 3]
-        op = dg.default_device().compile(dg.ArgMaxDesc(
+        op = d.compile(dg.ArgMaxDesc(
             dg.TensorDesc(dtype, x.shape), dg.TensorDesc("uint32", (37, 1)), (1,)))
         tpr = op.plan.notes["threads_per_row"]
         assert op.plan.notes["strategy"] == "row" and 2 <= tpr < tuning.REDUCE_WG, op.plan.notes
         elems = max(tuning.REDUCE_UNROLL, tuning.ROWS_BYTES // dt.itemsize)
         assert tpr == max(2, 1 << ((n // elems).bit_length() - 1)), op.plan.notes
-        check(x, 1)
-        t = dg.asarray(x)
+        t = dg.asarray(x, device=d)
+        check(x, 1, tensor=t)
         check(x[1:, 1:], 1, tensor=t[1:, 1:], combos=ALL_COMBOS[:2])
         check(x[:, ::-1], 1, tensor=t[:, ::-1], combos=ALL_COMBOS[2:])
 

@@ -28,7 +28,7 @@ def plan_shapes() -> list[tuple]:
     seg = 4 * tuning.ROWS_BYTES  # TPR threads per row (several rows per workgroup)
     return [
         ((5, short), (1,)),  # thread per output
-        ((37, seg), (1,)),  # TPR threads per output
+        ((1 << 16, seg), (1,)),  # TPR threads per output (many outputs: TPR < a workgroup)
         ((3, 4, short), (0, 2)),  # thread per output, several reduced dims
         ((3, 4 * tuning.ROW_MIN_RED + 1), (1,)),  # workgroup per output (packed 8/16-bit)
         ((9, 3, tuning.ROW_MIN_RED), (0, 2)),  # workgroup per output, several reduced dims
@@ -167,10 +167,11 @@ def test_cache_hits_on_equal_variables(fresh):
     assert len(fresh.pipelines) == n + 1
 
 
-def test_sizes_are_not_template_variables(fresh):
+def test_sizes_are_not_template_variables(fresh, monkeypatch):
     """Shapes, strides and offsets travel in the uniform: new sizes of one plan kind
     (and views of them) reuse the pipelines."""
     rng = np.random.default_rng(7)
+    monkeypatch.setattr(tuning, "TARGET_THREADS", 1)  # (rows share workgroups however few)
     # float32 rows of this many elements or more take a workgroup per output (the second
     # group); the third: 8 threads per row (rows of 8 to 16 times a thread's elements)
     per = max(tuning.REDUCE_UNROLL, tuning.ROWS_BYTES // 4)

@@ -95,20 +95,21 @@ def test_output_views_leave_neighbours_alone(dev, dtype, shape, axes):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_segmented_rows(dev, dtype):
+def test_segmented_rows(tuned, dtype):
     """Short contiguous subsets: TPR threads each, several per workgroup, fused; a
     contiguous output is written as one block per workgroup (words shared at its ends by
     atomics), a strided one subset by subset. Ties, NaN, the last workgroup partly idle."""
+    d = tuned(TARGET_THREADS=1)  # (else few subsets take a workgroup each)
     rng = np.random.default_rng(11)
     for n in (65, 129, 700, 1500):
         a = random_values(rng, (41, n), dtype)
         a[3] = a[3, 0]
-        x = dg.asarray(a)
-        for out in (None, dg.empty((n, 41), dtype).T):
+        x = dg.asarray(a, device=d)
+        for out in (None, dg.empty((n, 41), dtype, device=d).T):
             desc = dg.Hardmax1Desc(dg.TensorDesc.of(x),
                                    dg.TensorDesc.of(out) if out is not None
                                    else dg.TensorDesc(dtype, a.shape), (1,))
-            plan = dev.compile(desc).plan
+            plan = d.compile(desc).plan
             var = plan.steps[0].variables
             assert plan.notes["fused"] and 2 <= var["tpr"] < var["wg"], plan.notes
             assert var["block_out"] == (out is None)

@@ -351,7 +351,7 @@ def test_threshold_fallback_rows(tuned, cap):
 def test_threshold_long_rows_fallback_candidates(tuned):
     # rows longer than a tile take "threshold" when there are many of them; rows that fall
     # back go through the candidate lists and merge passes
-    d = tuned(TOPK_THRESHOLD_MIN_ROWS=2, TOPK_THRESHOLD_CAP=32)
+    d = tuned(TOPK_THRESHOLD_LONG_MIN_ROWS=2, TOPK_THRESHOLD_CAP=32)
     rng = rng_for("threshold long")
     x = random_values(rng, (3, 40000), "float32", ties=False, specials=False)
     x[1] = np.round(x[1])  # heavy ties: this row falls back

@@ -191,7 +191,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         lists = _ceil(n, tile)
         twg = tuning.TOPK_THRESHOLD_WG
         threshold = (k <= min(tuning.TOPK_THRESHOLD_MAX_K, twg) and n >= twg
-                     and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_MIN_ROWS))
+                     and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_LONG_MIN_ROWS))
         if threshold:
             tcap = tuning.TOPK_THRESHOLD_CAP
             buckets = min(twg, max(tuning.TOPK_THRESHOLD_MIN_BUCKETS, _pow2_ceil(2 * k)))
