@@ -14,7 +14,21 @@ recorded: calls that would depend on host data at run time are rejected while ca
 from __future__ import annotations
 
 from ..errors import DmlgpuError
-from .dispatch import encode_and_submit
+from .dispatch import encode_and_submit, encode_commands
+
+
+class _Sequence:
+    """The graph's dispatches as one command list (a pipeline set once per run of equal
+    ones), encoded like a Bound."""
+
+    __slots__ = ("commands", "label")
+
+    def __init__(self, bounds):
+        self.commands = [c for b in bounds for c in b.commands]
+        self.label = ", ".join(sorted({b.label for b in bounds}))
+
+    def encode(self, cpass) -> None:
+        encode_commands(cpass, self.commands)
 
 
 class Graph:
@@ -23,6 +37,7 @@ class Graph:
     def __init__(self, device):
         self.device = device
         self._items: list = []
+        self._sequence = None  # the recorded dispatches, flattened at the capture's end
         self._state = "new"  # "recording", "ready", "failed"
 
     def __enter__(self) -> Graph:
@@ -46,6 +61,7 @@ class Graph:
             self._items.clear()
             return
         self._state = "ready"
+        self._sequence = _Sequence([b for b, _ in self._items])
         if self._items:
             self.replay()
 
@@ -75,7 +91,7 @@ class Graph:
         if self._state != "ready":
             raise DmlgpuError(f"replay: the graph is {self._state}; replay it after its "
                               "capture block has ended without error")
-        encode_and_submit(self.device, [b for b, _ in self._items])
+        encode_and_submit(self.device, [self._sequence])
 
     def __repr__(self):
         return (f"<dmlgpu.Graph {self._state}: {self.calls} calls, {self.dispatches} "
