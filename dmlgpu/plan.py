@@ -38,6 +38,11 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def _pow2_floor(n: int) -> int:
+    """The power of two at or below n (1 for n < 2)."""
+    return 1 << max(0, n.bit_length() - 1)
+
+
 def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
               *, sink: str = "index", template: str = "argreduce.wgsl.j2",
               extra: dict | None = None) -> Plan:
@@ -56,17 +61,16 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     red_contig = reds[-1].strides[0] == 1
     kept_contig = bool(kept) and abs(kept[-1].strides[0]) == 1
     row_min = tuning.ROW_MIN_RED if sink == "index" else tuning.HARDMAX_ROW_MIN_RED
-    # contiguous rows shorter than ROW_MIN_RED: TPR threads per row, several rows per group
-    # (at least an unrolled iteration's elements per thread, and at least 2 threads per row
-    # from twice that)
+    # contiguous rows shorter than a workgroup's share: TPR threads per row, several rows
+    # per group (ROWS_BYTES, at least an unrolled iteration's elements, per thread, and at
+    # least 2 threads per row from twice that)
     elems = max(tuning.REDUCE_UNROLL, tuning.ROWS_BYTES * 8 // dt.bits)
-    tpr = min(wg, 1 << max(0, (n_red // elems).bit_length() - 1))
+    tpr = min(wg, _pow2_floor(n_red // elems))
     if n_red >= 2 * tuning.REDUCE_UNROLL:
         tpr = max(tpr, 2)
     # few rows: more threads each, up to a workgroup (64 rows of 1000 float32 took 0.015 ms
     # at 32 threads a row, 8 workgroups, against 0.008 ms with a workgroup each; H100)
-    tpr = max(tpr, min(wg, 1 << max(0, (tuning.TARGET_THREADS // max(1, n_out)).bit_length()
-                                    - 1)))
+    tpr = max(tpr, min(wg, _pow2_floor(tuning.TARGET_THREADS // max(1, n_out))))
     segmented = red_contig and 2 <= tpr < wg and tuning.ROWS_BYTES > 0
     if segmented:
         strategy, threads = "row", n_out * tpr

@@ -172,14 +172,14 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         steps.append(Step(template, dict(common, **variables),
                           dict(base, **params, n_groups=groups), groups, cin, cout))
 
+    if _plan_rows(add, notes, shape, dt, k, smem, max_wg, out_binds):
+        return TopKPlan(steps, scratch, notes)  # one dispatch, no scratch
     reduce_row = k < tuning.TOPK_SORT_MIN_K and n >= tuning.TOPK_THRESHOLD_WG
     # rows from TOPK_SORT_ROWS_MAX up to sort_cap: K within "threshold" or "wide" reach
     # takes those (one workgroup per row, two reads) instead of a whole-row sort
     reduce_row = reduce_row or (n > tuning.TOPK_SORT_ROWS_MAX and n >= tuning.TOPK_THRESHOLD_WG
                                 and k <= n // 2)
-    if _plan_rows(add, notes, shape, dt, k, smem, max_wg, out_binds):
-        pass
-    elif n <= sort_cap and not reduce_row:
+    if n <= sort_cap and not reduce_row:
         seg = _pow2_ceil(n)
         per = max(1, min(sort_cap // seg, rows))
         groups = _ceil(rows, per)
