@@ -1,8 +1,11 @@
-"""Host cost of small operator calls three ways, beside torch: `python -m dmlgpu.bench.replay`.
+"""Host cost of small operator calls four ways, beside torch: `python -m dmlgpu.bench.replay`.
 
 Ten small calls (argmax over 8x150000, top-k 5 of 1000, hardmax 64x1000, ...) run as
-(1) eager dmlgpu calls, (2) one captured graph replayed (`dev.capture()`), (3) torch on
-CUDA eagerly and (4) under a CUDA graph. Each figure is wall time per operator call of N
+(1) eager dmlgpu calls, (2) one captured graph replayed (`dev.capture()`), (3) compiled
+operators recorded by `op.record` into the caller's open compute pass ("record") or into
+the caller's command encoder, a pass each ("record_passes"), one encoder and one
+submission per round, outputs allocated per call as eager calls do, (4) torch on CUDA
+eagerly and (5) under a CUDA graph. Each figure is wall time per operator call of N
 rounds issued back to back and one wait; `host` is the issuing alone. Then a soak: 10,000
 mixed calls with results dropped, reporting buffers created after warm-up, RSS and the
 allocator's bytes before and after.
@@ -58,6 +61,22 @@ CALLS = [
 ]
 
 
+# the descriptions of the same ten calls, from their input and eager outputs: (input, desc)
+_D = dg.TensorDesc.of
+DESCS = [
+    ("a", lambda x, o: dg.ArgMaxDesc(_D(x), _D(o[0]), axes=(1,))),
+    ("b", lambda x, o: dg.TopK1Desc(_D(x), _D(o[0]), _D(o[1]), axis=1, k=5)),
+    ("c", lambda x, o: dg.Hardmax1Desc(_D(x), _D(o[0]), axes=(1,))),
+    ("c", lambda x, o: dg.ArgMinDesc(_D(x), _D(o[0]), axes=(0,))),
+    ("d", lambda x, o: dg.TopK1Desc(_D(x), _D(o[0]), _D(o[1]), axis=1, k=8)),
+    ("d", lambda x, o: dg.ArgMaxDesc(_D(x), _D(o[0]), axes=(1,))),
+    ("c", lambda x, o: dg.TopK1Desc(_D(x), _D(o[0]), _D(o[1]), axis=1, k=2)),
+    ("d", lambda x, o: dg.Hardmax1Desc(_D(x), _D(o[0]), axes=(1,))),
+    ("b", lambda x, o: dg.ArgMaxDesc(_D(x), _D(o[0]), axes=(1,))),
+    ("a", lambda x, o: dg.ArgMinDesc(_D(x), _D(o[0]), axes=(1,))),
+]
+
+
 def timed(fn, sync, rounds: int) -> dict:
     fn()
     sync()
@@ -85,6 +104,36 @@ def run(dev, rounds: int, soak_calls: int) -> dict:
         eager()
     res["replay"] = timed(graph.replay, dev.synchronize, rounds)
     res["replay"]["dispatches"] = graph.dispatches
+    # recorded into the caller's encoder: the same calls as compiled operators
+    ops = []
+    for (c, _), (key, make) in zip(CALLS, DESCS, strict=True):
+        outs = c(t)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        ops.append((dev.compile(make(t[key], outs)), [t[key]]))
+    gpu = dev.device
+
+    def recorded():  # into the caller's open compute pass
+        encoder = gpu.create_command_encoder()
+        cpass = encoder.begin_compute_pass()
+        recs = [op.record(cpass, xs) for op, xs in ops]
+        cpass.end()
+        gpu.queue.submit([encoder.finish()])
+        return recs
+
+    def recorded_passes():  # into the caller's encoder, a compute pass each
+        encoder = gpu.create_command_encoder()
+        recs = [op.record(encoder, xs) for op, xs in ops]
+        gpu.queue.submit([encoder.finish()])
+        return recs
+    res["record"] = timed(recorded, dev.synchronize, rounds)
+    res["record_passes"] = timed(recorded_passes, dev.synchronize, rounds)
+    same = True
+    for (c, _), rec in zip(CALLS, recorded(), strict=True):
+        eager_outs = c(t)
+        eager_outs = eager_outs if isinstance(eager_outs, tuple) else (eager_outs,)
+        same &= all(np.array_equal(a.numpy(), b.numpy(), equal_nan=a.dtype.kind == "f")
+                    for a, b in zip(rec.outputs, eager_outs, strict=True))
+    res["record"]["same_as_eager"] = bool(same)
     # replays see new data
     for k, v in host.items():
         t[k].copy_(v[..., ::-1].copy())
@@ -137,7 +186,7 @@ def run(dev, rounds: int, soak_calls: int) -> dict:
 def report(res: dict) -> str:
     lines = [f"dmlgpu replay: {res['device']} via {res['implementation']}, "
              f"{len(CALLS)} small calls per round"]
-    for name in ("eager", "replay", "torch_eager", "torch_graph"):
+    for name in ("eager", "replay", "record", "record_passes", "torch_eager", "torch_graph"):
         r = res.get(name)
         if r:
             lines.append(f"  {name:12s} {r['per_call_s'] * 1e6:8.1f} us per call "

@@ -127,8 +127,9 @@ def table(result: dict) -> str:
               "over ours.",
               "host us: issuing one call of that loop (not waiting; a GPU that falls behind "
               "makes submissions wait too); host goal: 1.3 x a bare dispatch's host time "
-              f"({_us((result.get('bare_dispatch') or {}).get('host_s'))} us here) x the "
-              "call's dispatches.",
+              f"({_us((result.get('bare_dispatch') or {}).get('host_s_min'))} us here, the "
+              "least of the run's measurements, one beside each case) x the call's "
+              "dispatches.",
               "wall ms: one call + waiting for it; compile s: pipelines built by the first "
               "call (1st call ms includes them).",
               "torch GPU/ORT/numpy: peer time over dmlgpu's (above 1x: dmlgpu is faster); "

@@ -237,28 +237,67 @@ def test_capture_and_replay_with_new_data(dev, name):
         check(outs, a)
 
 
-def test_capture_of_several_calls_one_submission(dev, monkeypatch):
-    rng = rng_for("capture many")
-    a = random_values(rng, (8, 1500), "float32")
-    b = random_values(rng, (1, 1000), "float32")
-    c = random_values(rng, (64, 100), "float32")
-    xa, xb, xc = dg.asarray(a), dg.asarray(b), dg.asarray(c)
-    with dev.capture() as graph:
-        i = dg.argmax(xa, 1)
-        v, j = dg.top_k(xb, 5)
-        h = dg.hardmax(xc)
+def _count_submits(monkeypatch, dev):
     submits = []
     queue = dev.device.queue
     real = queue.submit
     monkeypatch.setattr(queue, "submit", lambda bufs: (submits.append(len(bufs)), real(bufs)),
                         raising=False)
+    return submits
+
+
+@pytest.mark.parametrize("raw", [True, False], ids=["raw-encode", "wgpu-py-methods"])
+def test_replays_of_small_calls_share_the_batch(monkeypatch, tuned, raw):
+    monkeypatch.setenv("DMLGPU_RAW_ENCODE", "1" if raw else "0")
+    dev = tuned()  # a fresh device reads DMLGPU_RAW_ENCODE
+    from dmlgpu.runtime import dispatch
+
+    assert isinstance(dev.encode_commands, dispatch.RawEncoder) is raw
+    rng = rng_for("capture many")
+    a = random_values(rng, (8, 1500), "float32")
+    b = random_values(rng, (1, 1000), "float32")
+    c = random_values(rng, (64, 100), "float32")
+    xa, xb, xc = (dg.asarray(v, device=dev) for v in (a, b, c))
+    with dev.capture() as graph:
+        i = dg.argmax(xa, 1)
+        v, j = dg.top_k(xb, 5)
+        h = dg.hardmax(xc)
+        i2 = dg.argmin(xa, 1)  # a pipeline again after others: set again in the pass
+    assert graph.calls == 4
+    submits = _count_submits(monkeypatch, dev)
     for _ in range(3):
         graph.replay()
-    monkeypatch.undo()
-    assert submits == [1, 1, 1] and graph.calls == 3
+    assert submits == []  # batched like small eager calls: nothing submitted yet
+    dev.flush()  # (as every readback, upload and wait does)
+    assert submits == [1]
     assert_same(i, arg_reference(a, (1,), "max", False))
     assert_same(j, topk_reference(b, 5)[1])
     assert_same(h, hardmax_reference(c, (1,)))
+    assert_same(i2, arg_reference(a, (1,), "min", False))
+    # new data between replays, and eager calls batched between them, keep their order
+    a2 = random_values(rng, (8, 1500), "float32")
+    xa.copy_(a2)
+    graph.replay()
+    k = dg.argmax(xa, 1)
+    xa.copy_(a)
+    graph.replay()
+    assert_same(k, arg_reference(a2, (1,), "max", False))
+    assert_same(i, arg_reference(a, (1,), "max", False))
+    assert_same(i2, arg_reference(a, (1,), "min", False))
+
+
+def test_replay_of_a_large_call_is_submitted_at_once(monkeypatch, tuned):
+    dev = tuned(BATCH_LARGE_BYTES=4096)  # a 8x1500 float32 call counts as large here
+    rng = rng_for("capture large")
+    a = random_values(rng, (8, 1500), "float32")
+    xa = dg.asarray(a, device=dev)
+    with dev.capture() as graph:
+        i = dg.argmax(xa, 1)
+    submits = _count_submits(monkeypatch, dev)
+    graph.replay()
+    graph.replay()
+    assert submits == [1, 1]
+    assert_same(i, arg_reference(a, (1,), "max", False))
 
 
 def test_capture_rejects_what_a_replay_would_get_wrong(dev):

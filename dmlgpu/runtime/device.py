@@ -232,6 +232,9 @@ class Device:
         self._subgroup_size: int | None = None
         self._captures = threading.local()  # the Graph a thread records (runtime/graph.py)
         self._pending = None  # the open batch of eager calls (runtime/dispatch.py)
+        from .dispatch import command_encoder  # noqa: PLC0415 - dispatch builds on this module
+
+        self.encode_commands = command_encoder(gpu)
         self.allocator.before_destroy = self.flush
         _WRAPPERS.setdefault(id(gpu), self)
 
@@ -352,6 +355,7 @@ class Device:
     def empty_cache(self) -> int:
         """Destroy every idle buffer (and the bind groups that hold them); returns the
         bytes released. Buffers of live tensors are untouched."""
+        self.flush()  # the open batch holds its calls' bind groups until submitted
         return self.allocator.empty_cache()
 
     def create_buffer(self, nbytes: int, *, what: str = "buffer", usage: int | None = None):
@@ -462,7 +466,7 @@ class Device:
     def capture(self):
         """`with dev.capture() as graph:` records the operator calls made in the block
         (same tensors, one encoder), submits them once at its end, and `graph.replay()`
-        submits them again. See runtime/graph.py."""
+        runs them again (batched with small calls, like them). See runtime/graph.py."""
         from .graph import Graph  # noqa: PLC0415 - graph builds on this module
 
         return Graph(self)

@@ -66,16 +66,14 @@ class Bound:
                 return False
         return True
 
-    def encode(self, cpass) -> None:
-        encode_commands(cpass, self.commands)
+    def encode(self, cpass, encode=None) -> None:
+        (encode or encode_commands)(cpass, self.commands)
 
 
 def encode_commands(cpass, commands, last=None):
-    """Encode (pipeline, bind group, gx, gy) commands into a pass; a pipeline already set
-    (by the command before, or `last`: the pass's current one) is not set again. Small:
-    a graph of 14 dispatches over 4 pipelines encodes in 2.65 instead of 2.80 us per
-    dispatch through wgpu-native on this project's CPU (Dawn: 0.88 either way). Returns
-    the pass's pipeline after them."""
+    """Encode (pipeline, bind group, gx, gy) commands into a pass through wgpu-py's
+    methods; a pipeline already set (by the command before, or `last`: the pass's current
+    one) is not set again. Returns the pass's pipeline after them."""
     set_pipeline, set_group = cpass.set_pipeline, cpass.set_bind_group
     dispatch = cpass.dispatch_workgroups
     for pipeline, group, gx, gy in commands:
@@ -85,6 +83,56 @@ def encode_commands(cpass, commands, last=None):
         set_group(0, group)
         dispatch(gx, gy, 1)
     return last
+
+
+class RawEncoder:
+    """encode_commands through the implementation's C functions (webgpu.h), skipping
+    wgpu-py's per-call wrapping: wgpu-native's set_bind_group builds a cffi array for the
+    dynamic offsets and every call goes through an error-capturing proxy. Lavapipe host,
+    wgpu-native: 5.07 -> 1.67 us per encoded dispatch (a replayed graph of 13 dispatches;
+    finish adds 3.7 either way). Errors are not lost: a pass records a bad command's error
+    and reports it at end(), which still goes through wgpu-py. Objects stay alive while
+    the pass is open: both implementations' passes keep a reference to what was set, and
+    the Bound and Batch hold the Python objects until submission too."""
+
+    __slots__ = ("set_pipeline", "set_group", "dispatch", "null")
+
+    def __init__(self, api):
+        lib = api.lib
+        self.set_pipeline = lib.wgpuComputePassEncoderSetPipeline
+        self.set_group = lib.wgpuComputePassEncoderSetBindGroup
+        self.dispatch = lib.wgpuComputePassEncoderDispatchWorkgroups
+        self.null = api.ffi.NULL
+
+    def __call__(self, cpass, commands, last=None):
+        h = cpass._internal
+        set_pipeline, set_group, dispatch, null = (self.set_pipeline, self.set_group,
+                                                   self.dispatch, self.null)
+        for pipeline, group, gx, gy in commands:
+            if pipeline is not last:
+                set_pipeline(h, pipeline._internal)
+                last = pipeline
+            set_group(h, 0, group._internal, 0, null)
+            dispatch(h, gx, gy, 1)
+        return last
+
+
+def command_encoder(gpu, raw: bool = True):
+    """The encode_commands to use for passes of `gpu`: a RawEncoder where wgpu-py's backend
+    module exposes the C functions and handles it wraps (wgpu-native's and Dawn's do), else
+    wgpu-py's methods. DMLGPU_RAW_ENCODE=0 (or raw=False) picks the methods."""
+    import os  # noqa: PLC0415 - read once per device
+    import sys  # noqa: PLC0415
+
+    if not raw or os.environ.get("DMLGPU_RAW_ENCODE", "1") == "0":
+        return encode_commands
+    api = sys.modules.get(type(gpu).__module__)
+    lib, ffi = getattr(api, "lib", None), getattr(api, "ffi", None)
+    names = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSetBindGroup",
+             "wgpuComputePassEncoderDispatchWorkgroups")
+    if lib is None or ffi is None or not all(hasattr(lib, n) for n in names):
+        return encode_commands
+    return RawEncoder(api)
 
 
 def bind(device, launches: list[Launch], label: str, buffers=(), uniforms=None) -> Bound:
@@ -144,7 +192,7 @@ def submit(device, bound: Bound, holds: tuple = (), large: bool = True) -> None:
     """Run a call's dispatches: recorded into the graph this thread captures on `device`,
     if any; else encoded into the device's open batch, which is submitted at once for a
     `large` call, when it holds tuning.BATCH_DISPATCHES dispatches, or at the next flush
-    point (Device.flush: every upload, readback, copy, wait, recording, replay, buffer
+    point (Device.flush: every upload, readback, copy, wait, recording, buffer
     release, and `tensor.buffer`). `holds`: what must stay alive while the work may be
     resubmitted (scratch Blocks, tensors); batched or submitted work needs nothing kept,
     as the allocator only destroys a buffer after a flush (allocator.py says why reuse is
@@ -153,19 +201,27 @@ def submit(device, bound: Bound, holds: tuple = (), large: bool = True) -> None:
         rec.append((bound, holds))
     graph = getattr(device._captures, "graph", None)
     if graph is not None:
-        graph._add(bound, holds)
+        graph._add(bound, holds, large)
         return
+    enqueue(device, bound, large)
+
+
+def enqueue(device, bound, large: bool) -> None:
+    """Encode `bound` (a Bound, or anything with commands, label and n_dispatches) into the
+    device's open batch; submit the batch if `large` or full (see submit)."""
     with device.lock:
         pending = device._pending
         try:
             if pending is None:
                 encoder = device.device.create_command_encoder()
                 pending = device._pending = Batch(encoder, encoder.begin_compute_pass())
-            pending.pipeline = encode_commands(pending.cpass, bound.commands, pending.pipeline)
+            pending.pipeline = device.encode_commands(pending.cpass, bound.commands,
+                                                      pending.pipeline)
         except Exception as e:
             device._pending = None
             raise device.error(e, f"encoding {bound.label}") from e
         pending.labels.add(bound.label)
+        pending.keep.append(bound)
         pending.dispatches += bound.n_dispatches
         if large or pending.dispatches >= tuning.BATCH_DISPATCHES:
             flush(device)
@@ -174,11 +230,12 @@ def submit(device, bound: Bound, holds: tuple = (), large: bool = True) -> None:
 class Batch:
     """The open compute pass of a device's batched calls."""
 
-    __slots__ = ("encoder", "cpass", "dispatches", "labels", "pipeline")
+    __slots__ = ("encoder", "cpass", "dispatches", "labels", "pipeline", "keep")
 
     def __init__(self, encoder, cpass):
         self.encoder, self.cpass, self.dispatches, self.labels = encoder, cpass, 0, set()
         self.pipeline = None  # the pass's current pipeline (not set again for the next call)
+        self.keep = []  # the encoded Bounds: their bind groups live until the submission
 
 
 def flush(device) -> None:
@@ -204,7 +261,7 @@ def encode_and_submit(device, bounds, timestamp_writes=None, after=None) -> None
             encoder = device.device.create_command_encoder()
             cpass = encoder.begin_compute_pass(timestamp_writes=timestamp_writes)
             for b in bounds:
-                b.encode(cpass)
+                b.encode(cpass, device.encode_commands)
             cpass.end()
             if after is not None:
                 after(encoder)
@@ -217,17 +274,21 @@ def encode_and_submit(device, bounds, timestamp_writes=None, after=None) -> None
 def record(device, encoder, bounds) -> None:
     """Encode the Bounds into the caller's command encoder (a compute pass of its own) or
     into the caller's open compute pass; nothing is submitted."""
+    # the C functions only for the device's own implementation's objects (a foreign
+    # encoder goes through its wgpu-py methods, which reject it with an error, not a crash)
+    same = type(encoder).__module__ == type(device.device).__module__
+    encode = device.encode_commands if same else encode_commands
     try:
         with device.lock:
             flush(device)  # the batched calls run first: the caller submits later
             if hasattr(encoder, "begin_compute_pass"):
                 cpass = encoder.begin_compute_pass()
                 for b in bounds:
-                    b.encode(cpass)
+                    b.encode(cpass, encode)
                 cpass.end()
             elif hasattr(encoder, "dispatch_workgroups"):
                 for b in bounds:
-                    b.encode(encoder)
+                    b.encode(encoder, encode)
             else:
                 raise TypeError(f"encoder: {type(encoder).__name__} is neither a "
                                 "GPUCommandEncoder nor a GPUComputePassEncoder")

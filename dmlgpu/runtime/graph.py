@@ -2,7 +2,11 @@
 
 `with dev.capture() as graph:` makes the calls of this thread on `dev` record their bound
 dispatches (runtime/dispatch.py) instead of submitting them; the block's end submits the
-whole sequence once, in one command buffer, and `graph.replay()` submits it again. The
+whole sequence once, in one command buffer, and `graph.replay()` runs it again: at once
+when it holds a large call (as an eager large call is), else encoded into the device's
+batch of small calls like eager ones, submitted when full or at the next flush point (a
+readback, wait, upload, `tensor.buffer`, `dev.flush()`): a replay then costs the encoding
+of its dispatches alone, not an encoder and a submission of its own. The
 graph keeps every tensor and scratch buffer of the calls alive and to itself, so replays
 reuse the same bind groups, uniforms and scratch, and no other call can touch them; new
 input data goes in with `tensor.copy_(...)` between replays (queue writes are ordered
@@ -14,21 +18,22 @@ recorded: calls that would depend on host data at run time are rejected while ca
 from __future__ import annotations
 
 from ..errors import DmlgpuError
-from .dispatch import encode_and_submit, encode_commands
+from .dispatch import encode_and_submit, enqueue
 
 
 class _Sequence:
     """The graph's dispatches as one command list (a pipeline set once per run of equal
     ones), encoded like a Bound."""
 
-    __slots__ = ("commands", "label")
+    __slots__ = ("commands", "label", "n_dispatches")
 
     def __init__(self, bounds):
         self.commands = [c for b in bounds for c in b.commands]
         self.label = ", ".join(sorted({b.label for b in bounds}))
+        self.n_dispatches = len(self.commands)
 
-    def encode(self, cpass) -> None:
-        encode_commands(cpass, self.commands)
+    def encode(self, cpass, encode) -> None:
+        encode(cpass, self.commands)
 
 
 class Graph:
@@ -39,6 +44,7 @@ class Graph:
         self._items: list = []
         self._sequence = None  # the recorded dispatches, flattened at the capture's end
         self._state = "new"  # "recording", "ready", "failed"
+        self._large = False  # a call was large: replays are submitted at once
 
     def __enter__(self) -> Graph:
         caps = self.device._captures
@@ -63,9 +69,10 @@ class Graph:
         self._state = "ready"
         self._sequence = _Sequence([b for b, _ in self._items])
         if self._items:
-            self.replay()
+            encode_and_submit(self.device, [self._sequence])
 
-    def _add(self, bound, holds) -> None:
+    def _add(self, bound, holds, large: bool = False) -> None:
+        self._large |= large
         for h in holds:
             if hasattr(h, "_graph"):
                 h._graph = self
@@ -87,11 +94,13 @@ class Graph:
         return sum(b.n_dispatches for b, _ in self._items)
 
     def replay(self) -> None:
-        """Submit the recorded calls again, in order, in one command buffer."""
+        """Run the recorded calls again, in order, after all work queued before (see the
+        module docstring for when it is submitted)."""
         if self._state != "ready":
             raise DmlgpuError(f"replay: the graph is {self._state}; replay it after its "
                               "capture block has ended without error")
-        encode_and_submit(self.device, [self._sequence])
+        if self._sequence.n_dispatches:
+            enqueue(self.device, self._sequence, self._large)
 
     def __repr__(self):
         return (f"<dmlgpu.Graph {self._state}: {self.calls} calls, {self.dispatches} "
