@@ -72,9 +72,30 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # at 32 threads a row, 8 workgroups, against 0.008 ms with a workgroup each; H100)
     tpr = max(tpr, min(wg, _pow2_floor(tuning.TARGET_THREADS // max(1, n_out))))
     segmented = red_contig and 2 <= tpr < wg and tuning.ROWS_BYTES > 0
+    # a small contiguous kept block right under the reduced dims ((n, 2) over n, (h, w, 3)
+    # over h and w): its outputs share a workgroup, lanes interleaved over them, so that the
+    # workgroup reads memory in order (a thread per output would stride through it)
+    inner = kept[-1].size if kept_contig else 0
+    lanes = 1 << max(0, inner - 1).bit_length()
+    interleave = (not red_contig and kept_contig and n_red >= row_min
+                  and reds[-1].strides[0] == inner and 2 <= lanes <= wg // 2
+                  and inner * dt.bits < tuning.INTERLEAVE_BELOW_BITS)
+    # a short contiguous reduced run right under the kept dims ((n, m, 2) over n and the 2):
+    # a thread per output reads its run while its neighbours read theirs, side by side (a
+    # workgroup per output would gather runs from n rows far apart)
+    run = reds[-1].size if red_contig else 0
+    short_run = (red_contig and len(reds) > 1 and bool(kept) and kept[-1].strides[0] == run
+                 and run * dt.bits < tuning.INTERLEAVE_BELOW_BITS)
     if segmented:
         strategy, threads = "row", n_out * tpr
         max_split = 1
+    elif short_run:
+        strategy, threads = "col", n_out
+        max_split = _ceil(n_red, tuning.MIN_COL_CHUNK)
+    elif interleave:
+        strategy, tpr = "row", wg // lanes
+        threads = n_out // inner * wg
+        max_split = _ceil(n_red * inner, tuning.MIN_ROW_CHUNK)
     elif n_red >= row_min and (red_contig or not kept_contig):
         strategy, threads, tpr = "row", n_out * wg, wg
         max_split = _ceil(n_red, tuning.MIN_ROW_CHUNK)
@@ -86,7 +107,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         split = max(1, min(_ceil(tuning.TARGET_THREADS, threads), max_split, tuning.MAX_SPLIT))
     chunk = _ceil(n_red, split)
     split = _ceil(n_red, chunk)
-    if strategy == "row":
+    if interleave:
+        groups = n_out // inner * split
+    elif strategy == "row":
         groups = _ceil(n_out, wg // tpr) * split
     else:
         groups, tpr = _ceil(n_out, wg) * split, wg
@@ -100,8 +123,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     first_sink = sink if split == 1 else "partials"
     packed = strategy == "row" and len(reds) == 1 and red_contig and dt.per_word > 1
     steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
-                                 packed_rows=packed, wg=wg, tpr=tpr, idx_words=idx_words,
-                                 unroll=tuning.REDUCE_UNROLL),
+                                 packed_rows=packed, interleave=interleave, wg=wg, tpr=tpr,
+                                 idx_words=idx_words, unroll=tuning.REDUCE_UNROLL),
                   dict(dims, n_out=n_out, n_red=n_red, chunk=chunk, n_split=split,
                        n_groups=groups),
                   groups, "input", "output" if split == 1 else "partials")]
@@ -111,12 +134,13 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
         mgroups = n_out if merge == "row" else _ceil(n_out, wg)
         steps.append(Step(template, dict(common, strategy=merge, source="partials", sink=sink,
-                                         packed_rows=False, wg=wg, tpr=wg,
+                                         packed_rows=False, interleave=False, wg=wg, tpr=wg,
                                          idx_words=idx_words, unroll=tuning.REDUCE_UNROLL),
                           dict(dims, n_out=n_out, n_red=split, chunk=split, n_split=1,
                                n_groups=mgroups),
                           mgroups, "partials", "output"))
-    return Plan(steps, partial_bytes, dict(strategy=strategy, split=split, chunk=chunk,
+    return Plan(steps, partial_bytes, dict(strategy="interleave" if interleave else strategy,
+                                           split=split, chunk=chunk,
                                            threads_per_row=tpr if strategy == "row" else 0))
 
 

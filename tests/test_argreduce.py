@@ -460,6 +460,48 @@ def test_segmented_rows(tuned, dtype):
         check(x[:, ::-1], 1, tensor=t[:, ::-1], combos=ALL_COMBOS[2:])
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["one-pass", "split"])
+@pytest.mark.parametrize("dtype", FULL_DTYPES)
+def test_interleaved_lanes(tuned, dtype, split):
+    """A small contiguous kept dim right under the reduced ones ((n, 2) over n, (b, n, 3)
+    over n, (h, w, 4) over h and w): its outputs share a workgroup, lanes interleaved over
+    them (3: a lane of four idle). Planted extremes and ties in every column, NaN, a row
+    of one value; one pass, or split over workgroups and merged."""
+    d = tuned(MIN_ROW_CHUNK=512) if split else tuned(TARGET_THREADS=1)
+    rng = rng_for("interleave", dtype)
+    cases = [((3001, 2), (0,)), ((2, 1500, 3), (1,)), ((40, 31, 4), (0, 1)),
+             ((1100, 5), (0,))]
+    for shape, axes in cases:
+        n = int(np.prod([shape[a] for a in axes]))
+        x = planted(rng, shape[::-1], dtype).T.copy() if len(shape) == 2 else \
+            random_values(rng, shape, dtype)
+        if len(shape) == 2:
+            x[:, 1] = x[0, 1]  # a column of one value
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
+                                     axes))
+        notes = op.plan.notes
+        assert notes["strategy"] == "interleave", (shape, notes)
+        assert (notes["split"] > 1) is split, (shape, notes)
+        assert n >= tuning.ROW_MIN_RED
+        check(x, axes, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
+
+
+@pytest.mark.parametrize("dtype", FULL_DTYPES)
+def test_short_runs_under_kept_dims(dev, dtype):
+    """A short contiguous reduced run right under the kept dims, more reduced dims above
+    ((n, m, 2) over n and the 2): a thread per output reads its runs in order (split over
+    workgroups and merged for the long one)."""
+    rng = rng_for("short runs", dtype)
+    for shape, axes in (((700, 40, 2), (0, 2)), ((3, 300, 5, 3), (0, 2, 3))):
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
+                                       dg.TensorDesc("uint32", out), axes))
+        assert op.plan.notes["strategy"] == "col", (shape, op.plan.notes)
+        x = random_values(rng, shape, dtype)
+        check(x, axes, combos=combos_for(dtype))
+
+
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_split_reductions(dev, dtype):
     """Long rows with few outputs: several workgroups per output, then a merge pass."""

@@ -33,7 +33,9 @@ def plan_shapes() -> list[tuple]:
         ((3, 4 * tuning.ROW_MIN_RED + 1), (1,)),  # workgroup per output (packed 8/16-bit)
         ((9, 3, tuning.ROW_MIN_RED), (0, 2)),  # workgroup per output, several reduced dims
         ((2, long_row), (1,)),  # split rows, merged by a workgroup per output
-        ((tall, 7), (0,)),  # split columns, merged by a workgroup per output
+        ((tall, 129), (0,)),  # split columns, merged by a workgroup per output
+        ((tall, 3), (0,)),  # lanes interleaved over a small contiguous kept dim
+        ((2, tall, 2), (1,)),  # the same, several blocks
         ((200, wide), (0,)),  # split columns, merged by a thread per output
     ]
 
@@ -71,6 +73,7 @@ def test_every_planned_kernel_compiles(dev, dtype, cls, direction):
     assert {kind(s) for s in steps} >= EXPECTED_KINDS
     if np.dtype(dtype).itemsize < 4:
         assert any(s.variables["packed_rows"] for s in steps)
+    assert any(s.variables["interleave"] for s in steps)
     for s in steps:
         v = dict(s.variables, n_in_win=1, n_out_win=1)
         assert s.template == TEMPLATE

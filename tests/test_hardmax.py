@@ -119,6 +119,24 @@ def test_segmented_rows(tuned, dtype):
         assert_same(dg.hardmax(x[:, ::-1], 1), hardmax_reference(a[:, ::-1], (1,)))
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["fused", "fill-and-split"])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_interleaved_lanes(tuned, dtype, split):
+    """Subsets over the leading axes with a small contiguous kept dim: lanes interleaved
+    over it (fused, writing every element; or split, after a zero fill). Ties and NaN."""
+    d = tuned(MIN_ROW_CHUNK=512) if split else tuned(TARGET_THREADS=1)
+    rng = np.random.default_rng(11)
+    for shape, axes in (((2500, 2), (0,)), ((30, 50, 3), (0, 1)), ((2, 1200, 5), (1,))):
+        a = random_values(rng, shape, dtype)
+        lead = (slice(None),) * axes[0]  # along the first reduced axis:
+        a[(*lead, 7)] = a[(*lead, 3)]  # ties within every subset
+        a[(*lead, 11, ..., 0)] = np.nan  # a NaN in the first column's subsets
+        desc = dg.Hardmax1Desc(dg.TensorDesc(dtype, shape), dg.TensorDesc(dtype, shape), axes)
+        p = d.compile(desc).plan
+        assert p.notes["strategy"] == "interleave" and p.notes["fused"] is not split, p.notes
+        assert_same(dg.hardmax(dg.asarray(a, device=d), axes), hardmax_reference(a, axes))
+
+
 def test_fused_and_split_plans(dev):
     def plan(shape, axes, dtype="float32"):
         desc = dg.Hardmax1Desc(dg.TensorDesc(dtype, shape), dg.TensorDesc(dtype, shape), axes)
