@@ -173,6 +173,7 @@ def main(argv=None) -> int:
     for r in records:
         if r.get("status") == "ok":
             r["host_goal_s"] = HOST_GOAL_FACTOR * bare["host_s_min"] * r["dispatches"]
+            r["host_cpu_goal_s"] = HOST_GOAL_FACTOR * bare["cpu_s_min"] * r["dispatches"]
 
     result = {
         "schema": SCHEMA,

@@ -1,8 +1,9 @@
 """Host cost of small operator calls four ways, beside torch: `python -m dmlgpu.bench.replay`.
 
 Ten small calls (argmax over 8x150000, top-k 5 of 1000, hardmax 64x1000, ...) run as
-(1) eager dmlgpu calls, (2) one captured graph replayed (`dev.capture()`), (3) compiled
-operators recorded by `op.record` into the caller's open compute pass ("record") or into
+(1) eager dmlgpu calls, and the same as compiled operators ("compiled"), (2) one captured
+graph replayed (`dev.capture()`), (3) the compiled operators recorded by `op.record` into
+the caller's open compute pass ("record"; also the time inside op.record alone) or into
 the caller's command encoder, a pass each ("record_passes"), one encoder and one
 submission per round, outputs allocated per call as eager calls do, (4) torch on CUDA
 eagerly and (5) under a CUDA graph. Each figure is wall time per operator call of N
@@ -112,10 +113,19 @@ def run(dev, rounds: int, soak_calls: int) -> dict:
         ops.append((dev.compile(make(t[key], outs)), [t[key]]))
     gpu = dev.device
 
+    def compiled():  # the same compiled operators, called eagerly (the hot path)
+        for op, xs in ops:
+            op(xs)
+    res["compiled"] = timed(compiled, dev.synchronize, rounds)
+    inside = [0.0, 0]  # seconds inside op.record, calls
+
     def recorded():  # into the caller's open compute pass
         encoder = gpu.create_command_encoder()
         cpass = encoder.begin_compute_pass()
+        t0 = time.perf_counter()
         recs = [op.record(cpass, xs) for op, xs in ops]
+        inside[0] += time.perf_counter() - t0
+        inside[1] += len(ops)
         cpass.end()
         gpu.queue.submit([encoder.finish()])
         return recs
@@ -125,7 +135,13 @@ def run(dev, rounds: int, soak_calls: int) -> dict:
         recs = [op.record(encoder, xs) for op, xs in ops]
         gpu.queue.submit([encoder.finish()])
         return recs
+    recorded()  # the first records bind; the figure is of the rounds after
+    dev.synchronize()
+    inside[:] = [0.0, 0]
     res["record"] = timed(recorded, dev.synchronize, rounds)
+    # op.record alone, without the caller's encoder, pass, finish and submit (once a round
+    # here; eager calls share a batch's submission among more calls)
+    res["record"]["record_call_s"] = inside[0] / inside[1]
     res["record_passes"] = timed(recorded_passes, dev.synchronize, rounds)
     same = True
     for (c, _), rec in zip(CALLS, recorded(), strict=True):
@@ -186,11 +202,14 @@ def run(dev, rounds: int, soak_calls: int) -> dict:
 def report(res: dict) -> str:
     lines = [f"dmlgpu replay: {res['device']} via {res['implementation']}, "
              f"{len(CALLS)} small calls per round"]
-    for name in ("eager", "replay", "record", "record_passes", "torch_eager", "torch_graph"):
+    for name in ("eager", "compiled", "replay", "record", "record_passes", "torch_eager",
+                 "torch_graph"):
         r = res.get(name)
         if r:
-            lines.append(f"  {name:12s} {r['per_call_s'] * 1e6:8.1f} us per call "
-                         f"(host {r['host_per_call_s'] * 1e6:.1f} us)")
+            inside = (f"; inside op.record {r['record_call_s'] * 1e6:.1f} us"
+                      if "record_call_s" in r else "")
+            lines.append(f"  {name:13s} {r['per_call_s'] * 1e6:8.1f} us per call "
+                         f"(host {r['host_per_call_s'] * 1e6:.1f} us{inside})")
     s = res["soak"]
     lines.append(f"  soak: {s['calls']} calls, {s['buffers_created']} buffers created after "
                  f"warm-up, allocated {s['allocated_bytes'][0]} -> {s['allocated_bytes'][1]} "

@@ -62,8 +62,8 @@ def _ratio(peer: dict | None) -> str:
 
 
 COLUMNS = ("case", "shape", "loop ms", "torch loop", "GPU ms", "torch GPU", "GB/s",
-           "of copy", "host us", "host goal", "wall ms", "compile s", "1st call ms", "ORT",
-           "numpy")
+           "of copy", "host us", "host goal", "cpu us", "cpu goal", "wall ms", "compile s",
+           "1st call ms", "ORT", "numpy")
 
 
 def _loop_ratio(peer) -> str:
@@ -89,7 +89,8 @@ def table(result: dict) -> str:
         rows.append((r["name"], shape, _ms(r.get("loop_s")), _loop_ratio(peers.get("torch")),
                      gpu, _ratio(peers.get("torch")), _num(r["gb_per_s"]),
                      f"{100 * r['copy_fraction']:.0f}%", _us(r.get("loop_issue_s")),
-                     _us(r.get("host_goal_s")), _ms(r["wall_s"]), f"{r['compile_s']:.3f}",
+                     _us(r.get("host_goal_s")), _us(r.get("loop_issue_cpu_s")),
+                     _us(r.get("host_cpu_goal_s")), _ms(r["wall_s"]), f"{r['compile_s']:.3f}",
                      _ms(r["first_call_s"]), _ratio(peers.get("onnxruntime")),
                      _ratio(peers.get("numpy"))))
     full = [r for r in rows if len(r) == len(COLUMNS)]
@@ -129,7 +130,8 @@ def table(result: dict) -> str:
               "makes submissions wait too); host goal: 1.3 x a bare dispatch's host time "
               f"({_us((result.get('bare_dispatch') or {}).get('host_s_min'))} us here, the "
               "least of the run's measurements, one beside each case) x the call's "
-              "dispatches.",
+              "dispatches. cpu us, cpu goal: the same in the issuing thread's CPU time (host "
+              "work, without the time a submission spends blocked behind a busy GPU).",
               "wall ms: one call + waiting for it; compile s: pipelines built by the first "
               "call (1st call ms includes them).",
               "torch GPU/ORT/numpy: peer time over dmlgpu's (above 1x: dmlgpu is faster); "

@@ -33,8 +33,9 @@ HOST_GOAL_FACTOR = 1.3
 
 def loop_calls(fn, sync, budget_s: float = LOOP_BUDGET_S) -> dict:
     """Per-call seconds of N back-to-back calls of fn (results dropped) and one wait:
-    `loop_s` (issue + wait, over N) and `issue_s` (the issuing alone, over N). One timed
-    call first sets N."""
+    `loop_s` (issue + wait, over N), `issue_s` (the issuing alone, over N) and `issue_cpu_s`
+    (the issuing thread's CPU time over N: host work, without the time a submission spends
+    blocked behind a busy GPU). One timed call first sets N."""
     fn()
     sync()
     t0 = time.perf_counter()
@@ -42,13 +43,14 @@ def loop_calls(fn, sync, budget_s: float = LOOP_BUDGET_S) -> dict:
     sync()
     one = time.perf_counter() - t0
     n = max(LOOP_MIN, min(LOOP_MAX, int(budget_s / max(one, 1e-6))))
-    t0 = time.perf_counter()
+    c0, t0 = time.thread_time(), time.perf_counter()
     for _ in range(n):
         fn()
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.thread_time()
     sync()
     t2 = time.perf_counter()
-    return {"n": n, "loop_s": (t2 - t0) / n, "issue_s": (t1 - t0) / n}
+    return {"n": n, "loop_s": (t2 - t0) / n, "issue_s": (t1 - t0) / n,
+            "issue_cpu_s": (c1 - c0) / n}
 
 
 class Data:
@@ -134,8 +136,11 @@ class Runner:
                 gpu.queue.submit([encoder.finish()])
             best = min((loop_calls(bare, self.sync, 0.1) for _ in range(3)),
                        key=lambda r: r["issue_s"])
-            least = min(best["issue_s"], (self._bare or {}).get("host_s_min", float("inf")))
-            self._bare = {"host_s": best["issue_s"], "host_s_min": least,
+            old = self._bare or {}
+            self._bare = {"host_s": best["issue_s"],
+                          "host_s_min": min(best["issue_s"], old.get("host_s_min", 1e9)),
+                          "cpu_s": best["issue_cpu_s"],
+                          "cpu_s_min": min(best["issue_cpu_s"], old.get("cpu_s_min", 1e9)),
                           "loop_s": best["loop_s"], "n": best["n"]}
         return self._bare
 
@@ -318,10 +323,12 @@ class Runner:
         m0 = stats() if stats else None
         lp = loop_calls(lambda: op.call(x, **p), self.sync)
         rec["loop_s"], rec["loop_issue_s"], rec["loop_calls"] = lp["loop_s"], lp["issue_s"], lp["n"]
+        rec["loop_issue_cpu_s"] = lp["issue_cpu_s"]
         if m0 is not None:
             rec["loop_buffers_created"] = stats()["misses"] - m0["misses"]
         bare = self.bare_dispatch(fresh=True)
         rec["bare_dispatch_s"] = bare["host_s"]  # measured beside this case (goals: cli.py)
+        rec["bare_dispatch_cpu_s"] = bare["cpu_s"]
 
         written = (op.written or _nbytes)(expected, **p)
         rec["input_bytes"] = int(data.host.nbytes)

@@ -81,17 +81,20 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                   and reds[-1].strides[0] == inner and 2 <= lanes <= wg // 2
                   and inner * dt.bits < tuning.INTERLEAVE_BELOW_BITS)
     # a short contiguous reduced run right under the kept dims ((n, m, 2) over n and the 2):
-    # a thread per output reads its run while its neighbours read theirs, side by side (a
-    # workgroup per output would gather runs from n rows far apart)
+    # as many threads per output as the run is long, several outputs per workgroup, so that
+    # a workgroup's loads are neighbouring runs of one row (a workgroup per output would
+    # gather runs from rows far apart); split over workgroups like long rows
     run = reds[-1].size if red_contig else 0
     short_run = (red_contig and len(reds) > 1 and bool(kept) and kept[-1].strides[0] == run
-                 and run * dt.bits < tuning.INTERLEAVE_BELOW_BITS)
-    if segmented:
+                 and run * dt.bits < tuning.INTERLEAVE_BELOW_BITS and n_red >= row_min)
+    if short_run:
+        segmented = False
+        strategy, tpr = "row", min(wg // 2, _pow2_floor(run))
+        threads = n_out * tpr
+        max_split = _ceil(n_red * (wg // tpr), tuning.MIN_ROW_CHUNK)
+    elif segmented:
         strategy, threads = "row", n_out * tpr
         max_split = 1
-    elif short_run:
-        strategy, threads = "col", n_out
-        max_split = _ceil(n_red, tuning.MIN_COL_CHUNK)
     elif interleave:
         strategy, tpr = "row", wg // lanes
         threads = n_out // inner * wg

@@ -83,8 +83,11 @@ MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgrou
 # axes (0, 1), % of copy, "col" -> interleaved: float32 21 -> 203%, float16 7 -> 92%,
 # uint8 7 -> 73%, int64 37 -> 207% (over axis 1: uint8 29 -> 79%, int64 109 -> 220%).
 # The same bound sends a contiguous reduced run shorter than this, right under the kept
-# dims, to a thread per output ((8192, 4096, 2) over axes (0, 2) took a workgroup per output
-# at 54% / 30% / 17% / 68% for float32 / float16 / uint8 / int64).
+# dims, to "row" with the run's power-of-two floor of threads per output, several outputs
+# per workgroup (neighbouring runs of one row per load). (8192, 4096, 2) over axes (0, 2),
+# same surface, % of copy, a workgroup per output -> this: float16 30 -> 31%, uint8 17 ->
+# 18%, int64 68 -> 103%; a thread per output ("col") reached only 22% / 12% for float16 /
+# uint8, too few threads for the GPU.
 INTERLEAVE_BELOW_BITS = 1024
 
 # The merge pass reads partials with a thread per output once there are this many outputs.

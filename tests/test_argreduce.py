@@ -490,14 +490,16 @@ def test_interleaved_lanes(tuned, dtype, split):
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_short_runs_under_kept_dims(dev, dtype):
     """A short contiguous reduced run right under the kept dims, more reduced dims above
-    ((n, m, 2) over n and the 2): a thread per output reads its runs in order (split over
-    workgroups and merged for the long one)."""
+    ((n, m, 2) over n and the 2): threads per output as many as the run's power-of-two
+    floor, several outputs per workgroup, split over workgroups and merged."""
     rng = rng_for("short runs", dtype)
-    for shape, axes in (((700, 40, 2), (0, 2)), ((3, 300, 5, 3), (0, 2, 3))):
+    for shape, axes, tpr in (((700, 40, 2), (0, 2), 2), ((80, 300, 5, 3), (0, 2, 3), 8)):
         out = tuple(1 if i in axes else k for i, k in enumerate(shape))
         op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
                                        dg.TensorDesc("uint32", out), axes))
-        assert op.plan.notes["strategy"] == "col", (shape, op.plan.notes)
+        notes = op.plan.notes
+        assert notes["strategy"] == "row" and notes["threads_per_row"] == tpr, (shape, notes)
+        assert notes["split"] > 1, (shape, notes)
         x = random_values(rng, shape, dtype)
         check(x, axes, combos=combos_for(dtype))
 
