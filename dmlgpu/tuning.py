@@ -12,9 +12,6 @@ import os
 # pass (set_pipeline, set_bind_group, dispatch) 5-11 us. So small calls share one compute
 # pass, submitted once it holds BATCH_DISPATCHES dispatches or at the next flush point.
 BATCH_DISPATCHES = 64
-
-# Submissions in flight at most per device (runtime/inflight.py); 0: no bound.
-MAX_IN_FLIGHT = 0
 # A call whose tensors move at least this many bytes is submitted at once: at the H100's
 # ~3 TB/s this much takes ~5 us of GPU time, comparable to what its own submission costs,
 # and starting it early keeps the GPU busy while the host goes on.

@@ -479,37 +479,3 @@ def test_buffer_access_and_empty_cache_flush_batched_work(dev):
     assert d._pending is None
     got = np.frombuffer(d.device.queue.read_buffer(buf, 0, 12), np.uint32)
     np.testing.assert_array_equal(got, arg_reference(x.numpy(), (1,), "max", False).ravel())
-
-
-@pytest.mark.parametrize("limit", [1, 3])
-def test_submissions_in_flight_are_bounded(monkeypatch, limit):
-    """With tuning.MAX_IN_FLIGHT set, a submission beyond the bound first waits for the
-    oldest (wgpu-native: submission indices; Dawn: a work-done future each), and results
-    are unchanged."""
-    from dmlgpu import tuning  # noqa: PLC0415
-
-    monkeypatch.setattr(tuning, "MAX_IN_FLIGHT", limit)
-    d = dg.Device()
-    assert d.in_flight.mode in ("index", "promise"), d.in_flight.mode
-    rng = rng_for("in flight")
-    datas = [random_values(rng, (16, 999), "float32") for _ in range(8)]
-    x = dg.asarray(datas[0], device=d)
-    results = []
-    for data_ in datas:
-        x.copy_(data_)
-        results.append(dg.argmax(x, 1))
-        d.flush()  # a submission per call
-        assert len(d.in_flight.ring) <= limit
-    assert d.in_flight.waits >= len(datas) - limit
-    for data_, r in zip(datas, results, strict=True):
-        assert_same(r, arg_reference(data_, (1,), "max", False))
-    d.synchronize()
-    assert not d.in_flight.ring
-
-
-def test_submissions_in_flight_unbounded_by_default(dev):
-    from dmlgpu import tuning  # noqa: PLC0415
-
-    assert dev.in_flight.limit == tuning.MAX_IN_FLIGHT
-    if not tuning.MAX_IN_FLIGHT:
-        assert dev.in_flight.mode == "off"

@@ -21,7 +21,6 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .. import tuning
 from ..errors import (
     DeviceLimitError,
     DeviceLostError,
@@ -31,7 +30,6 @@ from ..errors import (
 )
 from ..plan import WINDOW_ALIGN
 from .allocator import CachingAllocator
-from .inflight import InFlight
 
 # name (case-insensitive) -> (Python package, implementation name)
 IMPLEMENTATIONS = {"wgpu": ("wgpu", "wgpu-native"), "dawn": ("wgpudawn", "dawn")}
@@ -237,7 +235,6 @@ class Device:
         from .dispatch import command_encoder  # noqa: PLC0415 - dispatch builds on this module
 
         self.encode_commands = command_encoder(gpu)
-        self.in_flight = InFlight(gpu, tuning.MAX_IN_FLIGHT)
         self.allocator.before_destroy = self.flush
         _WRAPPERS.setdefault(id(gpu), self)
 
@@ -465,8 +462,6 @@ class Device:
         if sync is None:
             sync = self._sync_buffer = self.create_buffer(4, what="synchronize")
         self.download(sync, 0, 4)  # a map waits for every earlier submission
-        with self.lock:
-            self.in_flight.drain()
 
     def capture(self):
         """`with dev.capture() as graph:` records the operator calls made in the block

@@ -247,7 +247,7 @@ def flush(device) -> None:
         device._pending = None
         try:
             pending.cpass.end()
-            device.in_flight.submit([pending.encoder.finish()])
+            device.device.queue.submit([pending.encoder.finish()])
         except Exception as e:
             raise device.error(e, f"submitting {', '.join(sorted(pending.labels))}") from e
 
@@ -265,7 +265,7 @@ def encode_and_submit(device, bounds, timestamp_writes=None, after=None) -> None
             cpass.end()
             if after is not None:
                 after(encoder)
-            device.in_flight.submit([encoder.finish()])
+            device.device.queue.submit([encoder.finish()])
     except Exception as e:
         names = ", ".join(sorted({b.label for b in bounds}))
         raise device.error(e, f"submitting {names}") from e
