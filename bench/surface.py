@@ -80,7 +80,10 @@ class Surface:
 
     # -- measuring one point -------------------------------------------------------------
     def point(self, grid: str, dtype: str, labels: dict, call, check, torch_fn, in_bytes,
-              checked: bool = True):
+              checked: bool = True, out_bytes=None):
+        """Time one call; out_bytes(outputs): the bytes it must write (default: the
+        outputs' sizes)."""
+        out_bytes = out_bytes or _out_nbytes
         rec = {"grid": grid, "dtype": dtype, **labels, "status": "error", "checked": checked}
         try:
             with dispatch.recording() as subs:
@@ -92,8 +95,15 @@ class Surface:
                 gpu, _, _ = self.runner.gpu_samples([[b for b, _ in subs]])
                 rec["gpu_s"] = float(np.median(gpu))
                 copy = self.runner.copy(in_bytes)
-                rec["copy_fraction"] = (copy["gpu_s"] * in_bytes / copy["bytes_copied"]
-                                        / rec["gpu_s"])
+                out_b = int(out_bytes(outs))
+                rec["input_bytes"], rec["output_bytes"] = int(in_bytes), out_b
+                # bandwidth, as the main table counts it: (input read + outputs written) /
+                # time, over the copy kernel's (reads + writes) / time at the input's size
+                rec["copy_fraction"] = ((in_bytes + out_b) / rec["gpu_s"]
+                                        / (copy["gb_per_s"] * 1e9))
+                # time over a copy of the input's bytes (TopK's and Hardmax's goals)
+                rec["copy_time_ratio"] = rec["gpu_s"] / (copy["gpu_s"] * in_bytes
+                                                         / copy["bytes_copied"])
                 rec["status"] = "ok"
                 if torch_fn is not None and self.torch is not None:
                     rec["torch_s"] = self._torch_time(torch_fn)
@@ -209,12 +219,15 @@ class Surface:
                 shape = _split(n_log2, rank)
                 host = np.where(keep < density, dense, 0).astype(dtype).reshape(shape)
                 x = dg.asarray(host, device=self.dev)
+                found = int(np.count_nonzero(host))
                 th = self._cuda(host)
                 tfn = (lambda th=th: self.torch.nonzero(th)) if th is not None else None
                 self.point("nonzero", dtype, {"density": density, "rank": rank,
                                               "shape": list(shape)},
                            lambda x=x: dg.nonzero_coordinates(x),
-                           _nonzero_checker(host), tfn, host.nbytes)
+                           _nonzero_checker(host), tfn, host.nbytes,
+                           out_bytes=lambda outs, rank=rank, found=found:
+                           4 + found * rank * outs[1].nbytes // max(1, outs[1].size))
                 del x, th
 
     def run(self, grids=None):
@@ -279,6 +292,10 @@ def _nonzero_checker(host):
             return f"count {n}, numpy {len(exp)}"
         return None if np.array_equal(coords[:n].numpy(), exp) else "coordinates differ"
     return check
+
+
+def _out_nbytes(outs) -> int:
+    return sum(t.nbytes for t in (outs if isinstance(outs, (tuple, list)) else (outs,)))
 
 
 def worst(points) -> dict:

@@ -283,6 +283,17 @@ def test_surface_quick(tmp_path, capsys):
     assert "worst of copy" in text
     res = json.loads(out.read_text())
     assert all(p["status"] == "ok" for p in res["points"])
+    for p in res["points"]:
+        # bandwidth counts the outputs (an argmax writes one 4-byte index per output; a
+        # hardmax its input's bytes); the copy-time ratio is the same figure seen from
+        # the input's bytes alone: fraction * ratio == (in + out) / (2 in)
+        if p["grid"] in ("argmax", "argmin"):
+            n = int(np.prod(p["shape"]))
+            assert p["output_bytes"] == n // p["reduced"] * 4, p
+        if p["grid"] == "hardmax":
+            assert p["output_bytes"] == p["input_bytes"], p
+        moved = (p["input_bytes"] + p["output_bytes"]) / (2 * p["input_bytes"])
+        assert p["copy_fraction"] * p["copy_time_ratio"] == pytest.approx(moved, rel=1e-3), p
     grids = {(p["grid"], p["dtype"]) for p in res["points"]}
     assert ("topk", "float16") in grids and ("nonzero", "uint64") in grids
     assert len({p["grid"] for p in res["points"]}) == 5  # topk, argmax, argmin, hardmax, nonzero
