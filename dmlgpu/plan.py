@@ -117,7 +117,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     else:
         groups, tpr = _ceil(n_out, wg) * split, wg
 
-    common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1, **(extra or {}))
+    common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1,
+                  red2=len(reds) == 2, **(extra or {}))
     dims = dict(ksize=[d.size for d in kept], kin=[d.strides[0] for d in kept],
                 kout=[d.strides[1] for d in kept], rsize=[d.size for d in reds],
                 rin=[d.strides[0] for d in reds], nk=len(kept), nr=len(reds))

@@ -505,6 +505,28 @@ def test_short_runs_under_kept_dims(dev, dtype):
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
+def test_several_reduced_dims_carry(dev, dtype):
+    """Two or three reduced dims that do not merge: the loops walk the innermost with a
+    carry into the outer ones (no division per element); row and column plans, inner runs
+    shorter and longer than a workgroup's stride, splits that start mid-run."""
+    rng = rng_for("carry", dtype)
+    for shape, axes, strategy, nr in (((3, 700, 1000), (0, 2), "row", 2),
+                                      ((5000, 4, 3), (0, 2), "row", 2),
+                                      ((30, 5, 40, 7, 50), (0, 2, 4), "row", 3),
+                                      ((50, 30, 40, 128), (0, 2), "col", 2),
+                                      ((9, 20, 11, 3, 6, 128), (0, 2, 4), "col", 3)):
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
+                                       dg.TensorDesc("uint32", out), axes))
+        assert op.plan.notes["strategy"] == strategy, (shape, op.plan.notes)
+        assert len(op.reduction.red) == nr, (shape, op.reduction)
+        if strategy == "col" or shape[-1] == 3:
+            assert op.plan.notes["split"] > 1, (shape, op.plan.notes)
+        x = random_values(rng, shape, dtype)
+        check(x, axes, combos=combos_for(dtype))
+
+
+@pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_split_reductions(dev, dtype):
     """Long rows with few outputs: several workgroups per output, then a merge pass."""
     rng = rng_for("split", dtype)
