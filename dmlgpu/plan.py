@@ -25,6 +25,9 @@ class Step:
     n_groups: int
     source: str  # "input" or "partials"
     sink: str  # "output" or "partials"
+    # its packed_rows variant reads whole words of several reduced dims: it needs the
+    # input's offset a whole word too (checked when bound; element loads otherwise)
+    word_aligned: bool = False
 
 
 @dataclass
@@ -125,13 +128,22 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if len(reds[0].strides) > 1:  # a same-shape output (Hardmax)
         dims["rout"] = [d.strides[1] for d in reds]
     first_sink = sink if split == 1 else "partials"
-    packed = strategy == "row" and len(reds) == 1 and red_contig and dt.per_word > 1
+    # 8/16-bit contiguous rows read as whole words; with several reduced dims only where
+    # the inner runs, the outer reduced strides (positive) and the kept strides are whole
+    # words, and (checked when bound: ops.base) so is the input's offset
+    pw = dt.per_word
+    aligned = (reds[-1].size % pw == 0
+               and all(d.strides[0] > 0 and d.strides[0] % pw == 0 for d in reds[:-1])
+               and all(d.strides[0] % pw == 0 for d in kept))
+    packed = (strategy == "row" and red_contig and pw > 1 and not interleave
+              and (len(reds) == 1 or aligned))
     steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
                                  packed_rows=packed, interleave=interleave, wg=wg, tpr=tpr,
                                  idx_words=idx_words, unroll=tuning.REDUCE_UNROLL),
                   dict(dims, n_out=n_out, n_red=n_red, chunk=chunk, n_split=split,
                        n_groups=groups),
-                  groups, "input", "output" if split == 1 else "partials")]
+                  groups, "input", "output" if split == 1 else "partials",
+                  word_aligned=packed and len(reds) > 1)]
     partial_bytes = 0
     if split > 1:
         partial_bytes = n_out * split * (dt.key_words + 1) * 4
@@ -145,7 +157,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                           mgroups, "partials", "output"))
     return Plan(steps, partial_bytes, dict(strategy="interleave" if interleave else strategy,
                                            split=split, chunk=chunk,
-                                           threads_per_row=tpr if strategy == "row" else 0))
+                                           threads_per_row=tpr if strategy == "row" else 0,
+                                           packed=packed))
 
 
 def windows(buffer, byte_lo: int, byte_hi: int, window_bytes: int, max_windows: int,

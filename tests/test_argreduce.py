@@ -526,6 +526,37 @@ def test_several_reduced_dims_carry(dev, dtype):
         check(x, axes, combos=combos_for(dtype))
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "uint16"])
+def test_several_reduced_dims_packed(dev, dtype):
+    """8/16-bit inputs whose reduced runs, outer reduced strides and kept strides are whole
+    words read a word per load with several reduced dims too; a view starting mid-word
+    takes element loads (the same plan, checked when bound); runs that are not whole words
+    never take words."""
+    rng = rng_for("packed multi", dtype)
+    pw = 4 if np.dtype(dtype).itemsize == 1 else 2
+    for shape, axes, packed in (((3, 700, 1000), (0, 2), True),
+                                ((20, 50, 2048), (0, 2), True),
+                                ((6, 20, 300, 8), (0, 3), True),
+                                ((30, 5, 40, 7, 52), (0, 2, 4), True),
+                                ((5000, 4, 3), (0, 2), False)):
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
+                                       dg.TensorDesc("uint32", out), axes))
+        assert op.plan.notes["packed"] is packed, (shape, op.plan.notes)
+        x = random_values(rng, shape, dtype)
+        check(x, axes, combos=combos_for(dtype))
+    # the same plan's strides, a view starting one element into a word
+    big = random_values(rng, (20, 30, 1000 + pw), dtype)
+    # extremes just past the view's end: a word load that strayed there would take them
+    info = np.finfo(dtype) if np.dtype(dtype).kind == "f" else np.iinfo(dtype)
+    big[::2, :, 1001:], big[1::2, :, 1001:] = info.max, info.min
+    t = dg.asarray(big, device=dev)[:, :, 1:1 + 1000]
+    op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, (20, 30, 1000), t.strides),
+                                   dg.TensorDesc("uint32", (1, 30, 1)), (0, 2)))
+    assert op.plan.notes["packed"] is True  # (whole-word strides: the offset decides)
+    check(big[:, :, 1:1 + 1000], (0, 2), tensor=t, combos=combos_for(dtype))
+
+
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_split_reductions(dev, dtype):
     """Long rows with few outputs: several workgroups per output, then a merge pass."""

@@ -328,7 +328,11 @@ def plan_launches(device, plan, x, out, scratch=None) -> list[Launch]:
             dst, dst_off = out_wins, out_off
         else:
             dst, dst_off = [(scratch, 0, scratch_bytes)], 0
-        pipeline, layout = device.pipelines.get(step.template, **step.variables,
+        variables = step.variables
+        if step.word_aligned and src_off % variables["dt"].per_word:
+            # words of a view that starts mid-word are not its runs: element loads instead
+            variables = dict(variables, packed_rows=False)
+        pipeline, layout = device.pipelines.get(step.template, **variables,
                                                 n_in_win=len(src), n_out_win=len(dst))
         params = planmod.pack_uniform(step.params, in_offset=src_off, out_offset=dst_off,
                                       win_words=device.window_bytes // 4)
