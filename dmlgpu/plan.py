@@ -108,6 +108,15 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     else:
         strategy, threads = "col", n_out
         max_split = _ceil(n_red, tuning.MIN_COL_CHUNK)
+    # short 8/16-bit columns: a thread per word of neighbouring outputs (the innermost kept
+    # dim contiguous and whole words, every other stride whole words)
+    pw = dt.per_word
+    packed_col = (strategy == "col" and pw > 1 and n_red < tuning.PACKED_COL_BELOW_RED
+                  and kept_contig and kept[-1].strides[0] == 1
+                  and kept[-1].size % pw == 0
+                  and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
+    if packed_col:
+        threads = n_out // pw
     split = 1
     if threads < tuning.TARGET_THREADS:
         split = max(1, min(_ceil(tuning.TARGET_THREADS, threads), max_split, tuning.MAX_SPLIT))
@@ -118,7 +127,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     elif strategy == "row":
         groups = _ceil(n_out, wg // tpr) * split
     else:
-        groups, tpr = _ceil(n_out, wg) * split, wg
+        groups, tpr = _ceil(threads, wg) * split, wg
 
     common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1,
                   red2=len(reds) == 2, **(extra or {}))
@@ -131,14 +140,14 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # 8/16-bit contiguous rows read as whole words; with several reduced dims only where
     # the inner runs, the outer reduced strides (positive) and the kept strides are whole
     # words, and (checked when bound: ops.base) so is the input's offset
-    pw = dt.per_word
     aligned = (reds[-1].size % pw == 0
                and all(d.strides[0] > 0 and d.strides[0] % pw == 0 for d in reds[:-1])
                and all(d.strides[0] % pw == 0 for d in kept))
     packed = (strategy == "row" and red_contig and pw > 1 and not interleave
               and (len(reds) == 1 or aligned))
     steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
-                                 packed_rows=packed, interleave=interleave, wg=wg, tpr=tpr,
+                                 packed_rows=packed, packed_col=packed_col,
+                                 interleave=interleave, wg=wg, tpr=tpr,
                                  idx_words=idx_words, unroll=tuning.REDUCE_UNROLL),
                   dict(dims, n_out=n_out, n_red=n_red, chunk=chunk, n_split=split,
                        n_groups=groups),
@@ -150,7 +159,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
         mgroups = n_out if merge == "row" else _ceil(n_out, wg)
         steps.append(Step(template, dict(common, strategy=merge, source="partials", sink=sink,
-                                         packed_rows=False, interleave=False, wg=wg, tpr=wg,
+                                         packed_rows=False, packed_col=False,
+                                         interleave=False, wg=wg, tpr=wg,
                                          idx_words=idx_words, unroll=tuning.REDUCE_UNROLL),
                           dict(dims, n_out=n_out, n_red=split, chunk=split, n_split=1,
                                n_groups=mgroups),
@@ -158,7 +168,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     return Plan(steps, partial_bytes, dict(strategy="interleave" if interleave else strategy,
                                            split=split, chunk=chunk,
                                            threads_per_row=tpr if strategy == "row" else 0,
-                                           packed=packed))
+                                           packed=packed or packed_col))
 
 
 def windows(buffer, byte_lo: int, byte_hi: int, window_bytes: int, max_windows: int,

@@ -74,6 +74,13 @@ TARGET_THREADS = 1 << 20
 # the partials cost more than the extra parallelism gives.
 MIN_ROW_CHUNK = 8192  # elements per workgroup (32 per thread at 256 threads)
 MIN_COL_CHUNK = 64  # elements per thread
+# 8/16-bit column plans take a word of neighbouring outputs per thread only for reductions
+# shorter than this (H100 surface, 2026-11-24, both implementations, fraction of copy
+# bandwidth: over 2 elements, (2, 4096, 8192) axis 0 uint8 30 -> 74%, float16 34 -> 46%,
+# (2, 256, 256, 1024) axis 0 uint8 31 -> 61%, float16 43 -> 61%; longer ones lost the
+# threads they need: (512, 512, 512) axis 0 uint8 47 -> 34%, (128, 128, 128, 64) over
+# axes (0, 2) float16 48 -> 25%)
+PACKED_COL_BELOW_RED = 64
 MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
 
 # Reductions whose innermost kept dim is contiguous and directly under the reduced dims go

@@ -557,6 +557,39 @@ def test_several_reduced_dims_packed(dev, dtype):
     check(big[:, :, 1:1 + 1000], (0, 2), tensor=t, combos=combos_for(dtype))
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "int16"])
+def test_packed_columns(dev, dtype):
+    """Short 8/16-bit column reductions take a word of neighbouring outputs per thread
+    where the innermost kept dim is contiguous whole words and every other stride whole
+    words: one, two and three reduced dims, views starting mid-word (two words joined per
+    load), reversed views (negative strides); odd kept widths and long reductions take
+    element loads."""
+    rng = rng_for("packed columns", dtype)
+    short = tuning.PACKED_COL_BELOW_RED - 1
+    for shape, axes, packed in (((short, 3000), (0,), True),
+                                ((2, 4096), (0,), True),
+                                ((2, 30, 4, 128), (0, 2), True),
+                                ((3, 20, 2, 3, 2, 128), (0, 2, 4), True),
+                                ((short, 129), (0,), False),
+                                ((5000, 300), (0,), False)):
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
+                                       dg.TensorDesc("uint32", out), axes))
+        notes = op.plan.notes
+        assert notes["strategy"] == "col" and notes["packed"] is packed, (shape, notes)
+        x = random_values(rng, shape, dtype)
+        check(x, axes, combos=combos_for(dtype))
+    pw = 4 if np.dtype(dtype).itemsize == 1 else 2
+    big = random_values(rng, (short, 64 + pw), dtype)
+    # extremes just past the view's columns: a word that strayed there would take them
+    info = np.finfo(dtype) if np.dtype(dtype).kind == "f" else np.iinfo(dtype)
+    big[::2, 65:], big[1::2, 65:] = info.max, info.min
+    t = dg.asarray(big, device=dev)
+    for lo in range(1, pw):
+        check(big[:, lo:lo + 64], 0, tensor=t[:, lo:lo + 64], combos=combos_for(dtype))
+    check(big[::-1, :64], 0, tensor=t[::-1, :64], combos=combos_for(dtype))
+
+
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_split_reductions(dev, dtype):
     """Long rows with few outputs: several workgroups per output, then a merge pass."""
