@@ -12,10 +12,23 @@ import os
 # pass (set_pipeline, set_bind_group, dispatch) 5-11 us. So small calls share one compute
 # pass, submitted once it holds BATCH_DISPATCHES dispatches or at the next flush point.
 BATCH_DISPATCHES = 64
-# A call whose tensors move at least this many bytes is submitted at once: at the H100's
+# A call whose tensors move at least this many bytes is "large": at the H100's
 # ~3 TB/s this much takes ~5 us of GPU time, comparable to what its own submission costs,
 # and starting it early keeps the GPU busy while the host goes on.
 BATCH_LARGE_BYTES = 16 << 20
+# Only the first large call after a wait is submitted alone; the following ones (the GPU is
+# busy with it) share submissions, this many to one, until the next flush point. A
+# submission's host CPU grows when the GPU is busy, and does not grow with the dispatches in
+# it (bench/busyhost.py, H100, 2026-11-24, wgpu-native / Dawn, CPU per command buffer: a
+# bare dispatch with the GPU idle 72 / 39 us, the same dispatch while the GPU runs a 1 GiB
+# copy 90 / 127 us of encoder, pass, finish and submit; a 1 GiB copy a submission each
+# 132 / 200 us; four of them in one command buffer 114 / 64 us). Sweep of this number
+# (bench/results/batchk/, H100, no CUDA context, issuing wall time per call, wgpu-native /
+# Dawn, at 1 / 4 / 8): 1 GiB Hardmax 87 / 44 / 29 and 199 / 47 / 41 us, argmax 2^28 f32
+# 193 / 105 / 73 and 327 / 207 / 145, argmin 16384^2 rows 165 / 71 / 43 and 257 / 114 /
+# 74, TopK K=1024 142 / 248 / 91 and 185 / 79 / 53; loop time per call no higher (a
+# GPU-bound loop keeps the GPU on the previous batch while the next one fills).
+BATCH_LARGE_CALLS = 8
 
 # Threads per workgroup of the reduction kernels. 256 is CUB's default for block
 # reductions and fits every WebGPU adapter (the core limit is 256 invocations).

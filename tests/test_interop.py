@@ -286,17 +286,24 @@ def test_replays_of_small_calls_share_the_batch(monkeypatch, tuned, raw):
     assert_same(i2, arg_reference(a, (1,), "min", False))
 
 
-def test_replay_of_a_large_call_is_submitted_at_once(monkeypatch, tuned):
-    dev = tuned(BATCH_LARGE_BYTES=4096)  # a 8x1500 float32 call counts as large here
+def test_replays_of_a_large_call_submit_as_eager_large_calls(monkeypatch, tuned):
+    """The first replay after a wait is submitted at once; the next ones (the GPU busy with
+    it) share a submission, tuning.BATCH_LARGE_CALLS to one, until a flush point."""
+    dev = tuned(BATCH_LARGE_BYTES=4096, BATCH_LARGE_CALLS=3)  # 8x1500 float32 is large
     rng = rng_for("capture large")
     a = random_values(rng, (8, 1500), "float32")
     xa = dg.asarray(a, device=dev)
     with dev.capture() as graph:
         i = dg.argmax(xa, 1)
+    dev.synchronize()
     submits = _count_submits(monkeypatch, dev)
     graph.replay()
+    assert submits == [1] and dev._pending is None
     graph.replay()
-    assert submits == [1, 1]
+    graph.replay()
+    assert submits == [1] and dev._pending is not None
+    graph.replay()  # the third in the batch
+    assert submits == [1, 1] and dev._pending is None
     assert_same(i, arg_reference(a, (1,), "max", False))
 
 

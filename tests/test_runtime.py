@@ -465,6 +465,36 @@ def test_batched_calls_keep_their_order_with_writes(dev):
         assert_same(i, ei)
 
 
+def test_large_calls_share_submissions_after_the_first(monkeypatch, tuned):
+    """A large call is submitted at once when it is the first since a wait; the next ones
+    join the batch, submitted tuning.BATCH_LARGE_CALLS to one or at a flush point, and a
+    wait starts the count again; every result right, outputs reused or not."""
+    dev = tuned(BATCH_LARGE_BYTES=4096, BATCH_LARGE_CALLS=3)  # 8x1500 float32 is large
+    rng = rng_for("large streak")
+    datas = [random_values(rng, (8, 1500), "float32") for _ in range(7)]
+    xs = [dg.asarray(d, device=dev) for d in datas]
+    dev.synchronize()
+    submits = []
+    real = dev.device.queue.submit
+    monkeypatch.setattr(dev.device.queue, "submit",
+                        lambda bufs: (submits.append(len(bufs)), real(bufs)), raising=False)
+    outs = [dg.argmax(xs[0], 1)]
+    assert len(submits) == 1 and dev._pending is None  # the first: at once
+    outs += [dg.argmax(x, 1) for x in xs[1:3]]
+    assert len(submits) == 1 and dev._pending is not None  # two waiting
+    dg.argmax(xs[3], 1)  # dropped: its output goes back to the cache, reused below
+    assert len(submits) == 2 and dev._pending is None  # three to one submission
+    outs += [dg.argmax(x, 1) for x in xs[4:6]]
+    assert len(submits) == 2 and dev._pending is not None
+    assert_same(outs[0], arg_reference(datas[0], (1,), "max", False))  # a wait: flushes
+    assert len(submits) == 4 and dev._pending is None  # the batch, then the readback copy
+    outs.append(dg.argmax(xs[6], 1))
+    assert len(submits) == 5 and dev._pending is None  # first after the wait: at once
+    kept = [0, 1, 2, 4, 5, 6]
+    for k, y in zip(kept, outs, strict=True):
+        assert_same(y, arg_reference(datas[k], (1,), "max", False))
+
+
 def test_buffer_access_and_empty_cache_flush_batched_work(dev):
     d = dg.Device()
     x = dg.asarray(random_values(rng_for("batch flush"), (3, 20000), "float32"), device=d)

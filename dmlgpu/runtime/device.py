@@ -232,6 +232,7 @@ class Device:
         self._subgroup_size: int | None = None
         self._captures = threading.local()  # the Graph a thread records (runtime/graph.py)
         self._pending = None  # the open batch of eager calls (runtime/dispatch.py)
+        self._large_streak = 0  # large calls since the last wait (runtime/dispatch.py)
         from .dispatch import command_encoder  # noqa: PLC0415 - dispatch builds on this module
 
         self.encode_commands = command_encoder(gpu)
@@ -415,6 +416,7 @@ class Device:
         """Queue a copy of bytes [offset, offset + nbytes) into a cached staging buffer."""
         block = self.allocator.alloc(nbytes, self._staging_usage, "readback")
         self.flush()
+        self._large_streak = 0  # a wait follows: the next large call finds the GPU idle
         try:
             with self.lock:
                 encoder = self.device.create_command_encoder()

@@ -190,9 +190,10 @@ def recording():
 
 def submit(device, bound: Bound, holds: tuple = (), large: bool = True) -> None:
     """Run a call's dispatches: recorded into the graph this thread captures on `device`,
-    if any; else encoded into the device's open batch, which is submitted at once for a
-    `large` call, when it holds tuning.BATCH_DISPATCHES dispatches, or at the next flush
-    point (Device.flush: every upload, readback, copy, wait, recording, buffer
+    if any; else encoded into the device's open batch, which is submitted at once for the
+    first `large` call since the last wait (readback or synchronize), when it holds
+    tuning.BATCH_LARGE_CALLS large calls or tuning.BATCH_DISPATCHES dispatches, or at the
+    next flush point (Device.flush: every upload, readback, copy, wait, recording, buffer
     release, and `tensor.buffer`). `holds`: what must stay alive while the work may be
     resubmitted (scratch Blocks, tensors); batched or submitted work needs nothing kept,
     as the allocator only destroys a buffer after a flush (allocator.py says why reuse is
@@ -223,6 +224,12 @@ def enqueue(device, bound, large: bool) -> None:
         pending.labels.add(bound.label)
         pending.keep.append(bound)
         pending.dispatches += bound.n_dispatches
+        if large:
+            # the first large call since the last wait starts the GPU at once; later ones
+            # (the GPU is then busy with it) share submissions, BATCH_LARGE_CALLS to one
+            pending.large += 1
+            device._large_streak += 1
+            large = device._large_streak == 1 or pending.large >= tuning.BATCH_LARGE_CALLS
         if large or pending.dispatches >= tuning.BATCH_DISPATCHES:
             flush(device)
 
@@ -230,10 +237,11 @@ def enqueue(device, bound, large: bool) -> None:
 class Batch:
     """The open compute pass of a device's batched calls."""
 
-    __slots__ = ("encoder", "cpass", "dispatches", "labels", "pipeline", "keep")
+    __slots__ = ("encoder", "cpass", "dispatches", "large", "labels", "pipeline", "keep")
 
     def __init__(self, encoder, cpass):
         self.encoder, self.cpass, self.dispatches, self.labels = encoder, cpass, 0, set()
+        self.large = 0  # large calls in it
         self.pipeline = None  # the pass's current pipeline (not set again for the next call)
         self.keep = []  # the encoded Bounds: their bind groups live until the submission
 

@@ -2,9 +2,10 @@
 
 `with dev.capture() as graph:` makes the calls of this thread on `dev` record their bound
 dispatches (runtime/dispatch.py) instead of submitting them; the block's end submits the
-whole sequence once, in one command buffer, and `graph.replay()` runs it again: at once
-when it holds a large call (as an eager large call is), else encoded into the device's
-batch of small calls like eager ones, submitted when full or at the next flush point (a
+whole sequence once, in one command buffer, and `graph.replay()` runs it again, encoded
+into the device's batch like eager calls: when it holds a large call, submitted as an
+eager large call is (at once if it is the first since a wait, else sharing a submission
+with the next ones); else like small calls, submitted when full or at the next flush point (a
 readback, wait, upload, `tensor.buffer`, `dev.flush()`): a replay then costs the encoding
 of its dispatches alone, not an encoder and a submission of its own. The
 graph keeps every tensor and scratch buffer of the calls alive and to itself, so replays
