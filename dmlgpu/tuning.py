@@ -30,6 +30,13 @@ BATCH_LARGE_BYTES = 16 << 20
 # GPU-bound loop keeps the GPU on the previous batch while the next one fills).
 BATCH_LARGE_CALLS = 8
 
+# Hardmax's zero fill of a contiguous output: words stored per invocation, each store of a
+# workgroup over consecutive words. At one element per invocation (16-bit: atomic stores)
+# the fill took 0.202 ms for 256 MiB of float32 and 0.149 ms for 128 MiB of float16 (H100,
+# 2026-11-24, bench/steps.py, Hardmax over (512, 256, 512)): half a copy's write rate,
+# most of Hardmax's time over non-trailing axes. At 4 words: 0.127 ms and 0.050-0.082 ms.
+FILL_WORDS = 4
+
 # Threads per workgroup of the reduction kernels. 256 is CUB's default for block
 # reductions and fits every WebGPU adapter (the core limit is 256 invocations).
 REDUCE_WG = 256

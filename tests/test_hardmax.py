@@ -72,15 +72,17 @@ def test_strided_and_broadcast_inputs(dev, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-@pytest.mark.parametrize("shape, axes", [((5, 301), (1,)), ((301, 5), (0,)), ((3, 9_001), (1,))])
+@pytest.mark.parametrize("shape, axes", [((5, 301), (1,)), ((301, 5), (0,)), ((3, 9_001), (1,)),
+                                         ((3, 2), (0,)), ((2, 3), (0,)), ((700, 13), (0,))])
 def test_output_views_leave_neighbours_alone(dev, dtype, shape, axes):
     """A preallocated output that starts mid-word, or strided: words shared with elements
-    outside the view keep those elements (no torn 16-bit writes)."""
+    outside the view keep those elements (no torn 16-bit writes). The zero fill's
+    contiguous views: within one word, across blocks of its workgroups, every start."""
     rng = np.random.default_rng(5)
     a = random_values(rng, shape, dtype)
     x = dg.asarray(a)
     sentinel = np.full(shape[0] * shape[1] * 2 + 1, 7, dtype)
-    for start, step in [(1, 1), (0, 2), (1, 2)]:
+    for start, step in [(1, 1), (0, 2), (1, 2), (2, 1), (3, 1)]:
         buf = dg.asarray(sentinel)
         n = shape[0] * shape[1]
         view = buf[start:start + n * step:step]

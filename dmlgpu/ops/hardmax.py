@@ -38,14 +38,16 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
     wg = tuning.REDUCE_WG
     n = red.n_out * red.n_red
     span = len(out_dims) == 1 and out_dims[0].strides[0] == 1
-    if span and dt.per_word > 1:  # one invocation per word (+1: the view may start mid-word)
-        groups = plan._ceil(n // dt.per_word + 2, wg)
-    else:
+    if span:  # whole words, tuning.FILL_WORDS per invocation (+2: partial words at the ends)
+        words = n * 2 if dt.bits == 64 else n // dt.per_word + 2
+        groups = plan._ceil(words, wg * tuning.FILL_WORDS)
+        variables = dict(mode="span", words=tuning.FILL_WORDS, dst_atomic=False)
+    else:  # an invocation per element; 16-bit elements share words: atomics
         groups = plan._ceil(n, wg)
+        variables = dict(mode="strided", dst_atomic=atomic)
     fill = plan.Step(
         "fill.wgsl.j2",
-        dict(dt=dt, op="max", descending=False, wg=wg, dst_atomic=atomic,
-             mode="span" if span else "strided"),
+        dict(dt=dt, op="max", descending=False, wg=wg, **variables),
         dict(ksize=[d.size for d in out_dims], kout=[d.strides[0] for d in out_dims],
              nk=len(out_dims), n_out=n, n_groups=groups),
         groups, "none", "output")

@@ -1,0 +1,49 @@
+"""GPU time of each dispatch of Hardmax and ArgMax calls over non-trailing axes, beside the
+whole call and a copy of the input's bytes (timestamp queries, one dispatch at a time).
+
+`python -m bench.steps IMPL [--quick]`: shows which pass of a multi-dispatch plan takes the
+time (it found Hardmax's zero fill at half a copy's write rate: tuning.FILL_WORDS).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+import dmlgpu as dg
+from dmlgpu.runtime import dispatch
+
+from . import report
+from .runner import Runner
+from .timing import Policy
+
+
+def main(impl: str, quick: bool) -> None:
+    dev = dg.Device(webgpu=impl)
+    runner = Runner(dev, quick=quick, timer="timestamp-query", policy=Policy(3, 10, 1.0, 0.1),
+                    peers=[], progress=report.Progress(1))
+    shape = (64, 32, 64) if quick else (512, 256, 512)
+    for dtype in ("float32", "float16"):
+        host = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+        x = dg.asarray(host, device=dev)
+        copy = runner.copy(host.nbytes)
+        t_copy = copy["gpu_s"] * host.nbytes / copy["bytes_copied"]
+        for name, fn in (("hardmax", dg.hardmax), ("argmax", dg.argmax)):
+            for axes in ((0,), (1,), (0, 2), (0, 1)):
+                with dispatch.recording() as subs:
+                    y = fn(x, axes)
+                total = float(np.median(runner.gpu_samples([[b for b, _ in subs]])[0]))
+                steps = []
+                for b, _ in subs:
+                    for c in b.commands:
+                        one = dispatch.Bound([c], b.uniforms, b.refs, b.label)
+                        steps.append(float(np.median(runner.gpu_samples([[one]])[0])))
+                print(f"{impl} {dtype} {name:8s} {axes!s:8s} total {total * 1e3:.3f} ms = "
+                      f"{total / t_copy:.2f}x copy; steps "
+                      f"{' + '.join(f'{s * 1e3:.3f}' for s in steps)} ms", flush=True)
+                del y
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], "--quick" in sys.argv[2:])
