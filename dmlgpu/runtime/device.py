@@ -338,9 +338,11 @@ class Device:
         return block
 
     def flush(self) -> None:
-        """Submit the calls dmlgpu has batched. Needed only before submitting work of your
-        own that reads dmlgpu's outputs through buffers you took earlier (`tensor.buffer`
-        flushes by itself, as do readbacks, uploads, waits and recordings)."""
+        """Submit the calls dmlgpu has batched (small calls, and the large calls after the
+        first since a wait). Needed before submitting work of your own that reads dmlgpu's
+        outputs through buffers you took earlier (`tensor.buffer` flushes by itself, as do
+        readbacks, uploads, waits and recordings), and useful before long host work of your
+        own, so that the GPU runs the batch meanwhile."""
         if self._pending is not None:
             from .dispatch import flush  # noqa: PLC0415 - dispatch builds on this module
 
