@@ -99,7 +99,11 @@ MIN_COL_CHUNK = 64  # elements per thread
 # bandwidth: over 2 elements, (2, 4096, 8192) axis 0 uint8 30 -> 74%, float16 34 -> 46%,
 # (2, 256, 256, 1024) axis 0 uint8 31 -> 61%, float16 43 -> 61%; longer ones lost the
 # threads they need: (512, 512, 512) axis 0 uint8 47 -> 34%, (128, 128, 128, 64) over
-# axes (0, 2) float16 48 -> 25%)
+# axes (0, 2) float16 48 -> 25%). Loading 8 words a thread instead of 16 does not change
+# that (same GPU, every column plan packed, fraction of copy, element loads -> words:
+# uint8 (512, 512, 512) axis 0 47 -> 34%, (2, 256, 256, 1024) over (0, 1) 47 -> 34%;
+# float16 the same 65 -> 55%; wins only where many splits share a few outputs, float16
+# (2, 256, 256, 1024) over (1, 2) 64 -> 71%).
 PACKED_COL_BELOW_RED = 64
 MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
 
