@@ -227,7 +227,7 @@ class Surface:
                            lambda x=x: dg.nonzero_coordinates(x),
                            _nonzero_checker(host), tfn, host.nbytes,
                            out_bytes=lambda outs, rank=rank, found=found:
-                           4 + found * rank * outs[1].nbytes // max(1, outs[1].size))
+                           4 + found * rank * outs[1].dtype.itemsize)
                 del x, th
 
     def run(self, grids=None):

@@ -224,13 +224,14 @@ def enqueue(device, bound, large: bool) -> None:
         pending.labels.add(bound.label)
         pending.keep.append(bound)
         pending.dispatches += bound.n_dispatches
+        now = pending.dispatches >= tuning.BATCH_DISPATCHES
         if large:
             # the first large call since the last wait starts the GPU at once; later ones
             # (the GPU is then busy with it) share submissions, BATCH_LARGE_CALLS to one
             pending.large += 1
             device._large_streak += 1
-            large = device._large_streak == 1 or pending.large >= tuning.BATCH_LARGE_CALLS
-        if large or pending.dispatches >= tuning.BATCH_DISPATCHES:
+            now |= device._large_streak == 1 or pending.large >= tuning.BATCH_LARGE_CALLS
+        if now:
             flush(device)
 
 
