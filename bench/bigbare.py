@@ -10,10 +10,8 @@ import json
 import sys
 
 import dmlgpu as dg
-from dmlgpu import codegen
-from dmlgpu.runtime import dispatch
 
-from .runner import COPY_TEMPLATE, COPY_WG, loop_calls
+from .runner import copy_bound, loop_calls, submit_alone
 
 SIZES = (4096, 1 << 20, 1 << 26, 1 << 28, 1 << 30)
 
@@ -21,22 +19,15 @@ SIZES = (4096, 1 << 20, 1 << 26, 1 << 28, 1 << 30)
 def main(impl: str, path: str) -> None:
     dev = dg.Device(webgpu=impl)
     gpu = dev.device
-    pipeline, layout = dev.pipelines.get(COPY_TEMPLATE, wg=COPY_WG)
     out = []
     for size in SIZES:
         src = dev.create_buffer(size, what="src")
         dst = dev.create_buffer(size, what="dst")
         span = min(size, gpu.limits["max-storage-buffer-binding-size"] // 4 * 4)
-        launch = dispatch.Launch(pipeline, layout, [(src, 0, span), (dst, 0, span)],
-                                 codegen.pack_params(n_groups=1, aux0=1), 1)
-        bound = dispatch.bind(dev, [launch], "bare")
+        bound = copy_bound(dev, src, dst, span, 1, "bare")
 
         def bare(bound=bound):
-            enc = gpu.create_command_encoder()
-            cpass = enc.begin_compute_pass()
-            bound.encode(cpass)
-            cpass.end()
-            gpu.queue.submit([enc.finish()])
+            submit_alone(gpu, bound)
         rows = [loop_calls(bare, dev.synchronize, 0.2) for _ in range(3)]
         best = min(rows, key=lambda r: r["issue_cpu_s"])
         out.append({"size": size, **best})

@@ -18,10 +18,8 @@ import sys
 import time
 
 import dmlgpu as dg
-from dmlgpu import codegen
-from dmlgpu.runtime import dispatch
 
-from .runner import COPY_TEMPLATE, COPY_WG
+from .runner import copy_bound
 
 SIZE = 1 << 30
 STEPS = ("encoder", "pass", "finish", "submit")
@@ -50,18 +48,11 @@ def _issue(gpu, bounds, cpu: dict | None) -> None:
 def main(impl: str, path: str) -> None:
     dev = dg.Device(webgpu=impl)
     gpu = dev.device
-    pipeline, layout = dev.pipelines.get(COPY_TEMPLATE, wg=COPY_WG)
     span = min(SIZE, gpu.limits["max-storage-buffer-binding-size"] // 16 * 16)
     src = dev.create_buffer(SIZE, what="src")
     dst = dev.create_buffer(SIZE, what="dst")
-    n_vec = span // 16
-    groups = -(-n_vec // COPY_WG)
-
-    def bound(n_groups, aux):
-        return dispatch.bind(dev, [dispatch.Launch(
-            pipeline, layout, [(src, 0, span), (dst, 0, span)],
-            codegen.pack_params(n_groups=n_groups, aux0=aux), n_groups)], "busyhost")
-    bare, copy = bound(1, 1), bound(groups, n_vec)
+    bare = copy_bound(dev, src, dst, span, 1, "busyhost bare")
+    copy = copy_bound(dev, src, dst, span, span // 16, "busyhost copy")
     cases = {
         "bare": (400, lambda cpu: _issue(gpu, [bare], cpu)),
         "copy": (150, lambda cpu: _issue(gpu, [copy], cpu)),

@@ -31,6 +31,26 @@ LOOP_MIN, LOOP_MAX = 3, 2000
 HOST_GOAL_FACTOR = 1.3
 
 
+def copy_bound(dev, src, dst, span: int, n_vec: int, label: str):
+    """The copy kernel bound over bytes [0, span) of src and dst, copying n_vec 16-byte
+    words (n_vec 1: one workgroup that does almost nothing, the bare dispatch)."""
+    pipeline, layout = dev.pipelines.get(COPY_TEMPLATE, wg=COPY_WG)
+    groups = -(-n_vec // COPY_WG)
+    return dispatch.bind(dev, [dispatch.Launch(
+        pipeline, layout, [(src, 0, span), (dst, 0, span)],
+        codegen.pack_params(n_groups=groups, aux0=n_vec), groups)], label)
+
+
+def submit_alone(gpu, bound) -> None:
+    """`bound`'s dispatches in a compute pass and a command buffer of their own, submitted:
+    what a bare dispatch costs the host."""
+    encoder = gpu.create_command_encoder()
+    cpass = encoder.begin_compute_pass()
+    bound.encode(cpass)
+    cpass.end()
+    gpu.queue.submit([encoder.finish()])
+
+
 def loop_calls(fn, sync, budget_s: float = LOOP_BUDGET_S) -> dict:
     """Per-call seconds of N back-to-back calls of fn (results dropped) and one wait:
     `loop_s` (issue + wait, over N), `issue_s` (the issuing alone, over N) and `issue_cpu_s`
@@ -121,19 +141,13 @@ class Runner:
             if self._bare_bound is None:
                 src = dev.create_buffer(4096, what="bare source")
                 dst = dev.create_buffer(4096, what="bare destination")
-                pipeline, layout = dev.pipelines.get(COPY_TEMPLATE, wg=COPY_WG)
-                self._bare_bound = (dispatch.bind(dev, [dispatch.Launch(
-                    pipeline, layout, [(src, 0, 4096), (dst, 0, 4096)],
-                    codegen.pack_params(n_groups=1, aux0=1), 1)], "bare dispatch"), src, dst)
+                self._bare_bound = (copy_bound(dev, src, dst, 4096, 1, "bare dispatch"),
+                                    src, dst)
             bound = self._bare_bound[0]
             gpu = dev.device
 
             def bare():
-                encoder = gpu.create_command_encoder()
-                cpass = encoder.begin_compute_pass()
-                bound.encode(cpass)
-                cpass.end()
-                gpu.queue.submit([encoder.finish()])
+                submit_alone(gpu, bound)
             best = min((loop_calls(bare, self.sync, 0.1) for _ in range(3)),
                        key=lambda r: r["issue_s"])
             old = self._bare or {}
@@ -203,12 +217,8 @@ class Runner:
         dst = dev.create_buffer(size, what="copy destination")
         dev.upload(src, words)
         c0 = dev.pipelines.compile_seconds
-        pipeline, layout = dev.pipelines.get(COPY_TEMPLATE, wg=COPY_WG)
-        n_vec = size // 16
-        groups = -(-n_vec // COPY_WG)
-        launch = dispatch.Launch(pipeline, layout, [(src, 0, size), (dst, 0, size)],
-                                 codegen.pack_params(n_groups=groups, aux0=n_vec), groups)
-        samples, runs, timer = self.gpu_samples([[dispatch.bind(dev, [launch], "copy")]])
+        bound = copy_bound(dev, src, dst, size, size // 16, "copy")
+        samples, runs, timer = self.gpu_samples([[bound]])
         head = np.frombuffer(dev.download(dst, 0, 4096), np.uint32)
         tail = np.frombuffer(dev.download(dst, size - 4096, 4096), np.uint32)
         if not (np.array_equal(head, words[:1024]) and np.array_equal(tail, words[-1024:])):
@@ -220,7 +230,7 @@ class Runner:
                "timer": timer,
                "compile_s": dev.pipelines.compile_seconds - c0, "capped_by": capped}
         self.copies[size] = rec
-        del launch, src, dst, words
+        del bound, src, dst, words
         gc.collect()
         return rec
 
