@@ -144,6 +144,12 @@ NONZERO_SCAN_SPAN = 4096
 # (8192 elements) takes 4 rounds. (Conventional: fits WebGPU's 16 KiB default limit with
 # the kernel's other arrays.)
 NONZERO_STAGE = 2048
+# Both swept on the H100 (wgpu-native, 2^24 elements, GPU ms, same run; `python -m
+# bench.tuning_sweep`, bench/results/nonzero-tuning/h100-wgpu-sweep.json): density 1, rank
+# 1, float16 / float32 / int64: 0.158 / 0.151 / 0.175 as set; STAGE 8192 0.170 / 0.195 /
+# 0.223; TILE_LOADS 16 0.138 / 0.153 / 0.175 (and 0.029 -> 0.032 at density 0.001), 32
+# 0.134 / 0.153 / 0.175. Within 15% either way: the dense scatter (transpose, scan and
+# staging per block of 8192) is what holds it at 26-30% of a copy, not these numbers.
 
 
 # TopK1 (dmlgpu/topk.py). Measured on an H200 through wgpu-native (2026-11-22), float32
@@ -200,6 +206,33 @@ TOPK_ROWS_MAX_K = 32
 TOPK_ROWS_MAX_N = 4096
 # ...or, over an outer axis (lanes along rows), any length with at least this many rows.
 TOPK_ROWS_MIN_ROWS = 4096
+# Longer rows, fewer than these many (contiguous rows / strided: an outer axis), are cut
+# into chunks, each chunk's K best a candidate list for the "candidates" merge passes (K = 1
+# over contiguous rows excepted: a reduction). A chunk holds at least CHUNK_PER_K x K
+# positions (to a power of two), from TOPK_ROWS_CHUNK up to TOPK_ROWS_CHUNK_MAX. H100,
+# wgpu-native, 2^26 elements, GPU ms, same runs (`python -m bench.tuning_sweep`,
+# bench/results/topk-chunks/h100-wgpu-sweep{1,2}.json), "threshold"/"candidates" -> chunks
+# of 4096 (of 8192) at K = 2 / 8 / 32:
+#   float32 128 rows of 524288: 0.384 / 0.384 / 0.389 -> 0.193 / 0.195 / 0.261 (0.225);
+#   32 rows of 2^21: 0.56 / 0.67 / 0.89 -> 0.18 / 0.18 / 0.26 (0.22); 512 rows of 131072:
+#   0.215 / 0.216 / 0.220 -> 0.221 / 0.233 / 0.329 (0.294), float16 alike; 2048 rows of
+#   32768: 0.22 -> 0.37-0.53 (each row's merge takes a 1024-thread workgroup): 256.
+#   first axis, float32, 2048 rows of 32768: 1.09 / 1.13 / 1.19 -> 0.44 / 0.50 / 0.58;
+#   512 of 131072: 1.06 / 1.09 / 1.15 -> 0.30 / 0.31 / 0.37; 8 of 2^23: 0.86 / 0.94 / 1.10
+#   -> 0.23 / 0.23 / 0.30; K = 1 (a reduction before) 0.53 -> 0.27, 1.52 -> 0.22: 4096
+#   (from TOPK_ROWS_MIN_ROWS rows on, rows run whole).
+TOPK_ROWS_CHUNK_BELOW_ROWS = 256
+TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED = 4096
+TOPK_ROWS_CHUNK = 4096
+TOPK_ROWS_CHUNK_PER_K = 256
+# Largest chunk, and largest K the chunks (and rows of lanes at least CHUNK_PER_K x K long)
+# take: above TOPK_ROWS_MAX_K a chunk of 256 K positions ranks its ~1.4 K candidates at
+# about one comparison per position. K = 128, "threshold"/"candidates" -> chunks of 32768
+# (of 16384), GPU ms, sweep2: float32 32 rows of 2^21 1.04 -> 0.34 (0.46), first axis 1.69
+# -> 0.44 (0.56); 512 rows of 131072, first axis, 1.29 -> 0.51 (0.63); float16 8 rows of
+# 2^23 1.04 -> 0.37 (0.50), first axis of 2048 rows 1.14 -> 0.39 (0.88).
+TOPK_ROWS_CHUNK_MAX = 32768
+TOPK_ROWS_CHUNK_MAX_K = 128
 # Elements per thread that the row's thread count aims at (TPR = n / this, to a power of
 # two, at least 2K). H100, 2^26 float32, K = 1 / 8, 8 -> 32 -> 64 (same runs): rows of 512
 # 0.251 / 0.260 -> 0.153 / 0.194 -> 0.153 / 0.194 ms, of 2048 0.356 / 0.211 -> 0.154 /
@@ -216,9 +249,13 @@ TOPK_ROWS_LANE_BYTES = 32
 # keys), at least MIN_CAP; more candidates (ties at T) take the kernel's K-round fallback.
 TOPK_ROWS_CAP_PER_K = 4
 TOPK_ROWS_MIN_CAP = 32
-# ...but a workgroup's slots take at most this many bytes where 2K slots per row fit in it:
+# ...but a workgroup's slots take at most this many bytes (per 256 threads) where 2K slots
+# per row fit in it:
 # (H100, wgpu-native, 2^26 float32 in rows of 32, K = 1, 128 rows per workgroup) 32 slots
-# per row (32 KiB) took 0.68 ms, against 0.12 ms for a kernel without slots.
+# per row (32 KiB) took 0.68 ms, against 0.12 ms for a kernel without slots. Per 256 threads:
+# over an outer axis of float16 (16 rows side by side, 1024 threads), K = 32 had 2K slots
+# for ~44 expected candidates plus float16's ties; a row past them sent the workgroup into
+# the K rounds: 8192 rows of 8192 1.38 ms against 0.24 at K = 8 (bench/results/topk-chunks).
 TOPK_ROWS_CAND_BYTES = 8192
 # Most survivors one workgroup sorts (K above it, or above what workgroup memory holds, goes
 # to the multi-dispatch radix strategy). 4096 pairs = 32 KiB.

@@ -45,7 +45,13 @@ def check(x, k, axis=-1, direction="decreasing", index_dtype="uint32", strategy=
     return notes
 
 
-NO_ROWS = dict(TOPK_ROWS_MAX_K=0)  # short rows (K <= 32) to "sort"/"threshold" instead
+# short rows (K <= 32) to "sort"/"threshold" instead, long ones not in chunks either
+NO_ROWS = dict(TOPK_ROWS_MAX_K=0, TOPK_ROWS_CHUNK_MAX_K=0)
+# few long rows with K <= 32 to "threshold"/"candidates" instead of the rows kernel's chunks
+NO_CHUNKS = dict(TOPK_ROWS_CHUNK_BELOW_ROWS=0, TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED=0)
+# the rows kernel's chunks at lavapipe's sizes: rows past 64 in chunks of 64 to 512
+SMALL_CHUNKS = dict(TOPK_ROWS_MAX_N=64, TOPK_ROWS_CHUNK=64, TOPK_ROWS_CHUNK_PER_K=4,
+                    TOPK_ROWS_CHUNK_MAX=512)
 NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0, TOPK_WIDE_MAX_SLOTS=0, **NO_ROWS)  # "select"
 # The select kernel's capacity follows workgroup memory (2048 32-bit pairs on lavapipe, 4096
 # on 48-KiB GPUs): capped at 1024, the "radix" cases (K >= 1500) reach "radix" on both.
@@ -219,14 +225,68 @@ def test_rows_layouts(dev):
 def test_rows_long_outer_axis_and_small_memory(tuned):
     # over an outer axis any length with enough rows (thresholds lowered to reach it), and
     # candidate slots shrunk to 2K by the byte budget
-    d = tuned(TOPK_ROWS_MAX_N=64, TOPK_ROWS_MIN_ROWS=16, TOPK_ROWS_CAND_BYTES=256)
+    d = tuned(TOPK_ROWS_MAX_N=64, TOPK_ROWS_MIN_ROWS=16, TOPK_ROWS_CAND_BYTES=256,
+              TOPK_ROWS_CHUNK=1024, TOPK_ROWS_CHUNK_PER_K=4)
     rng = rng_for("rows long")
     x = np.ascontiguousarray(rows_cases(rng, "float32", 3000, rows=20).T)
     for k in (1, 6, 32):
         notes = check(x, k, 0, "decreasing", strategy="rows", device=d)
         assert notes["interleave"] and notes["rows_cap"] < max(32, 4 * k), notes
+    # K past TOPK_ROWS_MAX_K over rows of lanes long enough for it (4 K)
+    notes = check(x, 64, 0, "increasing", strategy="rows", device=d)
+    assert notes["interleave"] and notes["chunks"] == 1, notes
     x = rows_cases(rng, "int64", 3000, rows=3)
-    check(x, 4, -1, "decreasing", strategy="threshold", device=d)  # contiguous: too long
+    notes = check(x, 4, -1, "decreasing", strategy="rows", device=d)  # contiguous: chunks
+    assert notes["chunks"] > 1 and not notes["interleave"], notes
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_rows_chunks_dtypes(tuned, dtype):
+    # few long rows: each chunk's K best (sorted, missing entries past a short last chunk)
+    # merged; the all-equal row overflows a chunk's slots (K rounds per chunk), and K = 1
+    # is chunked over an outer axis only
+    d = tuned(**SMALL_CHUNKS)
+    rng = rng_for("rows chunks", dtype)
+    # last chunks of 3 (chunks of 64) and 21 positions (of 128, 512: K past TOPK_ROWS_MAX_K)
+    for n, ks in ((1027, (2, 5, 16)), (1045, (32, 100))):
+        x = rows_cases(rng, dtype, n, rows=5)
+        for k in ks:
+            for direction in ("decreasing", "increasing"):
+                notes = check(x, k, -1, direction, strategy="rows", device=d)
+            assert notes["chunks"] > 1 and not notes["interleave"], notes
+    notes = check(x, 1, -1, "decreasing", device=d)  # contiguous K = 1: a reduction
+    assert notes["strategy"] != "rows", notes
+    # an outer axis: lanes over 40 rows side by side, and 3 rows (strided, no lanes)
+    x = rows_cases(rng, dtype, 1045, rows=40)
+    for k, direction in ((1, "decreasing"), (3, "increasing"), (32, "decreasing"),
+                         (70, "increasing")):
+        notes = check(np.ascontiguousarray(x.T), k, 0, direction, strategy="rows", device=d)
+        assert notes["chunks"] > 1 and notes["interleave"], notes
+    notes = check(np.ascontiguousarray(x[:3].T), 4, 0, "increasing", strategy="rows",
+                  device=d)
+    assert notes["chunks"] > 1 and not notes["interleave"], notes
+
+
+def test_rows_chunks_layouts(tuned):
+    d = tuned(**SMALL_CHUNKS)
+    rng = rng_for("rows chunks layouts")
+    t = dg.asarray(random_values(rng, (700, 45), "float16"), device=d)
+    # transposed, reversed and mid-word, sliced with a step, an offset, broadcast rows,
+    # rank 4 with a middle axis, 64-bit indices
+    for view, k, axis in ((t.T, 6, 1), (t[::-1, 1:], 9, 0), (t[5:690:2, 3:40], 7, 0),
+                          (t[3:, 7:8].T, 2, 1), (dg.broadcast_to(t[:, 4:5], (700, 3)), 5, 0)):
+        notes = check(view, k, axis, "decreasing", strategy="rows", device=d)
+        assert notes["chunks"] > 1, notes
+    x4 = random_values(rng, (2, 3, 300, 5), "int32")
+    notes = check(x4, 8, 2, "increasing", "int64", strategy="rows", device=d)
+    assert notes["chunks"] > 1, notes
+    notes = check(x4[:, :, ::-1, :].transpose(0, 3, 2, 1), 3, 2, "decreasing", "uint64",
+                  strategy="rows", device=d)
+    assert notes["chunks"] > 1, notes
+    # lots of tasks: more merge inputs than one select workgroup takes
+    x = random_values(rng, (2, 40000), "float32", ties=False)
+    notes = check(x, 4, -1, "decreasing", strategy="rows", device=d)
+    assert notes["chunks"] == 625 and notes["merge_passes"] == 1, notes
 
 
 # -- strategy "select": one workgroup per row, rows in registers ----------------------
@@ -294,9 +354,10 @@ def bitonic_flags(x, k, direction="decreasing", device=None):
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_threshold_dtypes(dev, dtype):
+def test_threshold_dtypes(tuned, dtype):
     # rows 0-2: distinct-ish values with extremes (and NaN/inf/-0.0): few candidates;
     # rows 3-4: one or two values, so their ties at T overflow into the fallback
+    d = tuned(**NO_CHUNKS)
     rng = rng_for("threshold", dtype)
     x = np.concatenate([random_values(rng, (3, 4099), dtype, ties=False),
                         random_values(rng, (2, 4099), dtype)])
@@ -304,9 +365,9 @@ def test_threshold_dtypes(dev, dtype):
     x[4] = np.where(np.arange(4099) % 3 == 0, x[4, 0], x[4, 1])
     for direction in ("decreasing", "increasing"):
         for k in (1, 8, 64):
-            notes = check(x, k, -1, direction, strategy="threshold")
+            notes = check(x, k, -1, direction, strategy="threshold", device=d)
     assert notes["fallback"] == "select"
-    flags = fallback_flags(x, 64)
+    flags = fallback_flags(x, 64, device=d)
     assert list(flags[3:]) == [1, 1]
     if np.dtype(dtype).itemsize > 1:  # (8-bit rows of 4099 tie at the top even so)
         assert list(flags[:3]) == [0, 0, 0]
@@ -323,20 +384,21 @@ def test_threshold_sizes_and_k(tuned, n):
     check(x, 129, -1, "decreasing", strategy="wide", device=d)  # above TOPK_THRESHOLD_MAX_K
 
 
-def test_threshold_ties_at_t(dev):
+def test_threshold_ties_at_t(tuned):
     # few distinct values: many candidates tie at T, within the cap or past it (fallback)
+    d = tuned(**NO_CHUNKS)
     rng = rng_for("threshold ties")
     x = np.stack([rng.integers(0, 2000, 9000), rng.integers(0, 40, 9000),
                   rng.integers(0, 3, 9000), np.zeros(9000)]).astype(np.int32)
     for direction in ("decreasing", "increasing"):
         for k in (1, 10, 100):
-            check(x, k, -1, direction, strategy="threshold")
+            check(x, k, -1, direction, strategy="threshold", device=d)
 
 
 @pytest.mark.parametrize("cap", [16, 128])
 def test_threshold_fallback_rows(tuned, cap):
     # a small cap sends some rows without ties to the fallback: both kinds in one call
-    d = tuned(TOPK_THRESHOLD_CAP=cap)
+    d = tuned(TOPK_THRESHOLD_CAP=cap, **NO_CHUNKS)
     x = random_values(rng_for("fallback", cap), (24, 5000), "float32", ties=False,
                       specials=False)
     for k in (3, 12, 40):
@@ -351,7 +413,7 @@ def test_threshold_fallback_rows(tuned, cap):
 def test_threshold_long_rows_fallback_candidates(tuned):
     # rows longer than a tile take "threshold" when there are many of them; rows that fall
     # back go through the candidate lists and merge passes
-    d = tuned(TOPK_THRESHOLD_LONG_MIN_ROWS=2, TOPK_THRESHOLD_CAP=32)
+    d = tuned(TOPK_THRESHOLD_LONG_MIN_ROWS=2, TOPK_THRESHOLD_CAP=32, **NO_CHUNKS)
     rng = rng_for("threshold long")
     x = random_values(rng, (3, 40000), "float32", ties=False, specials=False)
     x[1] = np.round(x[1])  # heavy ties: this row falls back
@@ -576,26 +638,28 @@ def test_wide_chunks(tuned, dtype, lanes):
 
 # -- strategy "candidates": per-chunk candidate lists and merge passes ----------------
 
-def test_candidates_long_rows(dev):
+def test_candidates_long_rows(tuned):
     # rows of 2^20: 64 chunks of 16384 -> 64 lists -> 1 (K = 100: 163 lists per merge), or
     # -> 4 -> 1 (K = 1000: 16 per merge); above "threshold"'s K the lists come from a
     # chunked "wide"
+    d = tuned(**NO_CHUNKS)
     x = random_values(rng_for("2^20"), (2, 1 << 20), "float32")
-    notes = check(x, 100, -1, "decreasing", strategy="candidates")
+    notes = check(x, 100, -1, "decreasing", strategy="candidates", device=d)
     assert notes["merge_passes"] == 1
-    check(x, 1, -1, "increasing", strategy="candidates")
-    notes = check(x, 1000, -1, "decreasing", strategy="wide")
+    check(x, 1, -1, "increasing", strategy="candidates", device=d)
+    notes = check(x, 1000, -1, "decreasing", strategy="wide", device=d)
     assert notes["merge_passes"] >= 2 and notes["chunks"] == 64
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64"])
-def test_candidates(dev, dtype):
+def test_candidates(tuned, dtype):
+    d = tuned(**NO_CHUNKS)  # (K <= 32 over few long rows: the rows kernel's chunks)
     rng = rng_for("candidates", dtype)
     x = random_values(rng, (3, 40000), dtype)
     for direction in ("decreasing", "increasing"):
-        check(x, 50, -1, direction, strategy="candidates")
-    check(x[:, :16385], 16, -1, "decreasing", strategy="candidates")  # a 1-element chunk
-    check(np.ascontiguousarray(x.T), 7, 0, "increasing", strategy="candidates")
+        check(x, 50, -1, direction, strategy="candidates", device=d)
+    check(x[:, :16385], 16, -1, "decreasing", strategy="candidates", device=d)  # 1-element chunk
+    check(np.ascontiguousarray(x.T), 7, 0, "increasing", strategy="candidates", device=d)
 
 
 # -- strategy "radix": global radix select, survivors sorted and merged ---------------
@@ -711,7 +775,7 @@ def test_strided_outputs(dev, dtype, n, k):
 @pytest.mark.parametrize("shape, k, strategy", [
     ((3, 900), 5, "sort"), ((3, 901), 5, "rows"), ((3, 3000), 40, "threshold"),
     ((3, 3000), 400, "wide"),
-    ((2, 3000), 1100, "select"),
+    ((2, 3000), 1100, "select"), ((2, 9000), 7, "rows"),
     ((1, 5000), 2100, "radix"),
 ])
 def test_windowed(windowed_dev, monkeypatch, shape, k, strategy):
@@ -738,12 +802,15 @@ def small_grid_dev():
     ((40, 600), 3, "rows"), ((40, 601), 3, "sort"), ((9, 3001), 5, "threshold"),
     ((9, 3000), 300, "wide"),
     ((9, 3000), 1100, "select"),
-    ((2, 70000), 9, "candidates"),
+    ((2, 70000), 9, "candidates"), ((3, 70000), 9, "rows"),
     ((5, 5000), 2100, "radix"),
 ])
 def test_2d_grid(small_grid_dev, monkeypatch, shape, k, strategy):
     if strategy in ("sort", "threshold"):  # (shapes of their own: the device caches plans)
         monkeypatch.setattr(tuning, "TOPK_ROWS_MAX_K", 0)
+    if strategy == "candidates":
+        for name, value in NO_CHUNKS.items():
+            monkeypatch.setattr(tuning, name, value)
     if strategy == "radix":
         monkeypatch.setattr(tuning, "TOPK_SELECT_CAP", RADIX_CAP)
     x = random_values(rng_for("grid", shape), shape, "float32")

@@ -172,8 +172,15 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         steps.append(Step(template, dict(common, **variables),
                           dict(base, **params, n_groups=groups), groups, cin, cout))
 
-    if _plan_rows(add, notes, shape, dt, k, smem, max_wg, out_binds):
+    lists = _plan_rows(add, notes, shape, dt, k, smem, max_wg, out_binds)
+    if lists == 1:
         return TopKPlan(steps, scratch, notes)  # one dispatch, no scratch
+    if lists > 1:  # chunks of rows too long, too few: their lists through the merge passes
+        sel, stop = select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes)
+        notes.update(merge_passes=_add_merges(add, scratch, rows, lists, k, ew, tile,
+                                              dict(sel, guard=""), stop),
+                     tile=tile, lists_per_merge=tile // k)
+        return TopKPlan(steps, scratch, notes)
     reduce_row = k < tuning.TOPK_SORT_MIN_K and n >= tuning.TOPK_THRESHOLD_WG
     # rows from TOPK_SORT_ROWS_MAX up to sort_cap: K within "threshold" or "wide" reach
     # takes those (one workgroup per row, two reads) instead of a whole-row sort
@@ -212,13 +219,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         guarded = threshold or wide
         if guarded:  # per-row (per-chunk) flags: what the fallback kernels below redo
             scratch["ctl"] = rows * (lists if chunked else 1) * 4
-        # the radix select stops once this many survivors (or fewer) are left to sort
-        stop = min(sel_cap, max(tuning.TOPK_SORT_MIN, tuning.TOPK_SORT_SLACK * _pow2_ceil(k)))
-        if k == 1:  # a reduction: no histogram, no sort
-            sel = dict(wg=wg, ept=ept, k_one=True, cap=0, bins=0, passes=())
-        else:
-            sel = dict(wg=wg, ept=ept, k_one=False, cap=sel_cap, bins=sel_bins,
-                       passes=sel_passes)
+        sel, stop = select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes)
         # the first pass redoes the flagged rows (chunks: "chunk" reads the flag of its own)
         sel["guard"] = ("chunk" if chunked else "row") if guarded else ""
         guard = ("ctl",) if guarded else ()
@@ -228,31 +229,13 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                  source="input", sink=first_sink),
             dict(chunk=tile, n_split=lists, aux3=stop), rows * lists,
             cout=None if lists == 1 else "a")
-        per_group = tile // k  # lists one merge workgroup takes (>= 2: k <= tile / 2)
-        merges, cur, other = [], "a", "b"
-        if lists > 1:
-            scratch["a"] = rows * lists * k * ew * 4
-        while lists > 1:
-            nl = _ceil(lists, per_group)
-            last = nl == 1
-            if not last:
-                scratch[other] = max(scratch.get(other, 0), rows * nl * k * ew * 4)
-            # (after a chunked "wide" every row's lists are merged: no guard)
-            mguard = "" if chunked else sel["guard"]
-            binds = ((("input", "index", "value", "cin") if last else ("cin", "cout"))
-                     + (("ctl",) if mguard else ()))
-            add("topk_select.wgsl.j2",
-                dict(sel, binds=binds, source="cands", sink="output" if last else "cands",
-                     guard=mguard),
-                dict(n_split=nl, aux1=lists, aux2=per_group, aux3=stop), rows * nl, cin=cur,
-                cout=None if last else other)
-            merges.append(nl)
-            lists = nl
-            cur, other = other, cur
+        # (after a chunked "wide" every row's lists are merged: no guard)
+        merges = _add_merges(add, scratch, rows, lists, k, ew, tile,
+                             dict(sel, guard="" if chunked else sel["guard"]), stop)
         fallback = "select" if not merges else "candidates"
         first = "threshold" if threshold else "wide" if wide else fallback
         notes.update(strategy=first, tile=tile, chunks=_ceil(n, tile),
-                     lists_per_merge=per_group, merge_passes=len(merges))
+                     lists_per_merge=tile // k, merge_passes=merges)
         if guarded:  # the fallback kernels redo the rows with too many ties at T
             notes.update(fallback=fallback)
         if threshold:
@@ -298,24 +281,75 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     return TopKPlan(steps, scratch, notes)
 
 
+def select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes) -> tuple[dict, int]:
+    """The select kernel's template variables (without guard, source, sink, binds) and the
+    number of survivors at which its radix select stops and sorts."""
+    stop = min(sel_cap, max(tuning.TOPK_SORT_MIN, tuning.TOPK_SORT_SLACK * _pow2_ceil(k)))
+    if k == 1:  # a reduction: no histogram, no sort
+        return dict(wg=wg, ept=ept, k_one=True, cap=0, bins=0, passes=()), stop
+    return dict(wg=wg, ept=ept, k_one=False, cap=sel_cap, bins=sel_bins,
+                passes=sel_passes), stop
+
+
+def _add_merges(add, scratch, rows, lists, k, ew, tile, sel, stop) -> int:
+    """Merge passes of the select kernel over `lists` candidate lists of K entries per row
+    (in scratch "a"), tile // K lists per workgroup, until the last pass writes the
+    outputs; returns how many passes."""
+    per_group = tile // k  # lists one merge workgroup takes (>= 2: k <= tile / 2)
+    passes, cur, other = 0, "a", "b"
+    if lists > 1:
+        scratch["a"] = rows * lists * k * ew * 4
+    while lists > 1:
+        nl = _ceil(lists, per_group)
+        last = nl == 1
+        if not last:
+            scratch[other] = max(scratch.get(other, 0), rows * nl * k * ew * 4)
+        binds = ((("input", "index", "value", "cin") if last else ("cin", "cout"))
+                 + (("ctl",) if sel["guard"] else ()))
+        add("topk_select.wgsl.j2",
+            dict(sel, binds=binds, source="cands", sink="output" if last else "cands"),
+            dict(n_split=nl, aux1=lists, aux2=per_group, aux3=stop), rows * nl, cin=cur,
+            cout=None if last else other)
+        passes += 1
+        lists = nl
+        cur, other = other, cur
+    return passes
+
+
 def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
-               out_binds) -> bool:
+               out_binds) -> int:
     """Adds the "rows" kernel's step if the problem suits it (K <= tuning.TOPK_ROWS_MAX_K;
     rows of at most TOPK_ROWS_MAX_N, or any length over an outer axis of at least
-    TOPK_ROWS_MIN_ROWS rows, where lanes run over rows: `interleave`); returns whether it
-    did. TPR threads per row (at least K, aiming at TOPK_ROWS_ELEMS elements each), B =
-    2K buckets (at most TPR), CAP candidate slots per row."""
+    TOPK_ROWS_MIN_ROWS rows, where lanes run over rows: `interleave`; or longer rows, fewer
+    than TOPK_ROWS_CHUNK_BELOW_ROWS(_STRIDED) of them, in chunks (TOPK_ROWS_CHUNK*), each
+    chunk's K best a candidate list for the merge passes); returns 0 if it did not, 1 if its step
+    writes the outputs, else the candidate lists per row. TPR threads per row (per chunk: at
+    least K, aiming at TOPK_ROWS_ELEMS elements each), B = 2K buckets (at most TPR), CAP
+    candidate slots per row."""
     n, rows = shape.n, shape.rows
-    if k > tuning.TOPK_ROWS_MAX_K:
-        return False
     kw = dt.key_words
     top = _pow2_floor(max_wg)
     wg = min(tuning.TOPK_ROWS_WG, top)
     inner = abs(shape.kept[-1].strides[0]) if shape.kept else 0
     lane_rows = max(1, tuning.TOPK_ROWS_LANE_BYTES * 8 // dt.bits)
     interleave = 0 < inner < abs(shape.axis_strides[0]) and rows >= lane_rows
+    lists = 1
     if n > tuning.TOPK_ROWS_MAX_N and not (interleave and rows >= tuning.TOPK_ROWS_MIN_ROWS):
-        return False
+        contiguous = abs(shape.axis_strides[0]) == 1
+        below = (tuning.TOPK_ROWS_CHUNK_BELOW_ROWS if contiguous
+                 else tuning.TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED)
+        chunk = min(max(tuning.TOPK_ROWS_CHUNK, tuning.TOPK_ROWS_CHUNK_PER_K * _pow2_ceil(k)),
+                    tuning.TOPK_ROWS_CHUNK_MAX)
+        # (over contiguous rows K = 1 stays a reduction: "threshold" or "select")
+        if (rows >= below or k > tuning.TOPK_ROWS_CHUNK_MAX_K or 2 * k > chunk
+                or (k == 1 and contiguous)):
+            return 0
+        lists = _ceil(n, chunk)
+        n = min(n, chunk)
+    elif k > tuning.TOPK_ROWS_MAX_K and not (
+            interleave and k <= tuning.TOPK_ROWS_CHUNK_MAX_K
+            and n >= tuning.TOPK_ROWS_CHUNK_PER_K * _pow2_ceil(k)):
+        return 0  # (rows of lanes long enough for K up to the chunks' run whole)
     tpr = max(_pow2_ceil(_ceil(n, tuning.TOPK_ROWS_ELEMS)), _pow2_ceil(2 * k))
     if interleave:  # lane_rows rows side by side: a larger workgroup for 2K buckets
         lane_rows = min(lane_rows, max(1, top // _pow2_ceil(2 * k)))
@@ -324,29 +358,34 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     tpr = min(tpr, wg)
     buckets = min(tpr, _pow2_ceil(2 * k))
     if buckets < k:
-        return False
+        return 0
     cap = min(max(tuning.TOPK_ROWS_MIN_CAP, tuning.TOPK_ROWS_CAP_PER_K * _pow2_ceil(k)),
               _pow2_ceil(n))
 
-    # fewer slots where many rows share a workgroup (occupancy), but at least 2K
-    while ((wg // tpr) * cap * (kw + 1) * 4 > tuning.TOPK_ROWS_CAND_BYTES
+    # fewer slots where many rows share a workgroup (occupancy), but at least 2K; the
+    # budget grows with the workgroup (lanes over rows: up to 1024 threads)
+    while ((wg // tpr) * cap * (kw + 1) * 4 > tuning.TOPK_ROWS_CAND_BYTES * wg // 256
            and cap > 2 * _pow2_ceil(k)):
         cap //= 2
 
     def memory(wg):
         r = wg // tpr
-        return 4 * (wg * (kw + 1) + r * (kw + 2) + r * cap * (kw + 1) + 1)
+        return 4 * (wg * (kw + 1) + r * (kw + 2) + r * (cap + 1) * (kw + 1) + 1)
     while memory(wg) > smem and wg > tpr:
         wg //= 2
     if memory(wg) > smem:
-        return False
+        return 0
     per = wg // tpr
-    add("topk_rows.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, buckets=buckets, cap=cap,
-                                  unroll=tuning.TOPK_ROWS_UNROLL, interleave=interleave),
-        {}, _ceil(rows, per))
+    binds = out_binds if lists == 1 else ("input", "cout")
+    tasks = rows * lists
+    add("topk_rows.wgsl.j2", dict(binds=binds, wg=wg, tpr=tpr, buckets=buckets, cap=cap,
+                                  unroll=tuning.TOPK_ROWS_UNROLL, interleave=interleave,
+                                  sink="output" if lists == 1 else "cands"),
+        {} if lists == 1 else dict(n_out=tasks, aux1=rows, chunk=n, n_split=lists),
+        _ceil(tasks, per), cout=None if lists == 1 else "a")
     notes.update(strategy="rows", rows_wg=wg, threads_per_row=tpr, rows_per_group=per,
-                 buckets=buckets, rows_cap=cap, interleave=interleave)
-    return True
+                 buckets=buckets, rows_cap=cap, interleave=interleave, chunks=lists)
+    return lists
 
 
 def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, out_binds,
