@@ -208,11 +208,9 @@ TOPK_ROWS_MAX_N = 4096
 TOPK_ROWS_MIN_ROWS = 4096
 # Longer rows, fewer than these many (contiguous rows / strided: an outer axis), are cut
 # into chunks, each chunk's K best a candidate list for the "candidates" merge passes (K = 1
-# over contiguous rows excepted: a reduction). A chunk holds at least CHUNK_PER_K x K
-# positions (to a power of two), from TOPK_ROWS_CHUNK up to TOPK_ROWS_CHUNK_MAX. H100,
-# wgpu-native, 2^26 elements, GPU ms, same runs (`python -m bench.tuning_sweep`,
-# bench/results/topk-chunks/h100-wgpu-sweep{1,2}.json), "threshold"/"candidates" -> chunks
-# of 4096 (of 8192) at K = 2 / 8 / 32:
+# over contiguous rows excepted: a reduction). H100, wgpu-native, 2^26 elements, GPU ms,
+# same runs (`python -m bench.tuning_sweep`, bench/results/topk-chunks/h100-wgpu-
+# sweep{1,2,3}.json), "threshold"/"candidates" -> chunks of 4096 (of 8192) at K = 2 / 8 / 32:
 #   float32 128 rows of 524288: 0.384 / 0.384 / 0.389 -> 0.193 / 0.195 / 0.261 (0.225);
 #   32 rows of 2^21: 0.56 / 0.67 / 0.89 -> 0.18 / 0.18 / 0.26 (0.22); 512 rows of 131072:
 #   0.215 / 0.216 / 0.220 -> 0.221 / 0.233 / 0.329 (0.294), float16 alike; 2048 rows of
@@ -223,15 +221,21 @@ TOPK_ROWS_MIN_ROWS = 4096
 #   (from TOPK_ROWS_MIN_ROWS rows on, rows run whole).
 TOPK_ROWS_CHUNK_BELOW_ROWS = 256
 TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED = 4096
+# Chunk length: TOPK_ROWS_CHUNK up to K = CHUNK_SMALL_K, above that CHUNK_PER_K x K (to a
+# power of two) up to CHUNK_MAX: longer chunks rank fewer candidates per position. sweep3,
+# chunks of 256 / 512 / 1024 K (float16, 8 rows of 2^23): K = 32 0.251 / 0.207 / 0.200,
+# K = 128 0.367 / 0.293 / 0.278 (float32 over the first axis 0.431 / 0.318 / 0.264); K = 8,
+# 4096 / 8192 positions: first axis 0.198 / 0.252, last axis 0.193 / 0.185.
 TOPK_ROWS_CHUNK = 4096
-TOPK_ROWS_CHUNK_PER_K = 256
+TOPK_ROWS_CHUNK_SMALL_K = 8
+TOPK_ROWS_CHUNK_PER_K = 1024
 # Largest chunk, and largest K the chunks (and rows of lanes at least CHUNK_PER_K x K long)
-# take: above TOPK_ROWS_MAX_K a chunk of 256 K positions ranks its ~1.4 K candidates at
-# about one comparison per position. K = 128, "threshold"/"candidates" -> chunks of 32768
-# (of 16384), GPU ms, sweep2: float32 32 rows of 2^21 1.04 -> 0.34 (0.46), first axis 1.69
-# -> 0.44 (0.56); 512 rows of 131072, first axis, 1.29 -> 0.51 (0.63); float16 8 rows of
-# 2^23 1.04 -> 0.37 (0.50), first axis of 2048 rows 1.14 -> 0.39 (0.88).
-TOPK_ROWS_CHUNK_MAX = 32768
+# take: above TOPK_ROWS_MAX_K a long chunk ranks its ~1.4 K candidates at well under a
+# comparison per position. K = 128, "threshold"/"candidates" -> chunks of 32768 (of 16384),
+# GPU ms, sweep2: float32 32 rows of 2^21 1.04 -> 0.34 (0.46), first axis 1.69 -> 0.44
+# (0.56); 512 rows of 131072, first axis, 1.29 -> 0.51 (0.63); float16 8 rows of 2^23 1.04
+# -> 0.37 (0.50), first axis of 2048 rows 1.14 -> 0.39 (0.88); chunks of 131072: sweep3.
+TOPK_ROWS_CHUNK_MAX = 131072
 TOPK_ROWS_CHUNK_MAX_K = 128
 # Elements per thread that the row's thread count aims at (TPR = n / this, to a power of
 # two, at least 2K). H100, 2^26 float32, K = 1 / 8, 8 -> 32 -> 64 (same runs): rows of 512

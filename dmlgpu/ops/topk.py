@@ -338,8 +338,10 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
         contiguous = abs(shape.axis_strides[0]) == 1
         below = (tuning.TOPK_ROWS_CHUNK_BELOW_ROWS if contiguous
                  else tuning.TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED)
-        chunk = min(max(tuning.TOPK_ROWS_CHUNK, tuning.TOPK_ROWS_CHUNK_PER_K * _pow2_ceil(k)),
-                    tuning.TOPK_ROWS_CHUNK_MAX)
+        chunk = tuning.TOPK_ROWS_CHUNK
+        if k > tuning.TOPK_ROWS_CHUNK_SMALL_K:
+            chunk = min(max(chunk, tuning.TOPK_ROWS_CHUNK_PER_K * _pow2_ceil(k)),
+                        tuning.TOPK_ROWS_CHUNK_MAX)
         # (over contiguous rows K = 1 stays a reduction: "threshold" or "select")
         if (rows >= below or k > tuning.TOPK_ROWS_CHUNK_MAX_K or 2 * k > chunk
                 or (k == 1 and contiguous)):
