@@ -21,6 +21,11 @@ from .runner import Runner
 from .timing import Policy
 
 
+def timer_kind(dev) -> str:
+    """Timestamp queries where the device has them, else wall time (submit + wait)."""
+    return "timestamp-query" if "timestamp-query" in dev.features else "wall"
+
+
 def _steps(runner, subs) -> tuple[float, list[float]]:
     """The whole call's GPU time and each of its dispatches'."""
     total = float(np.median(runner.gpu_samples([[b for b, _ in subs]])[0]))
@@ -34,7 +39,7 @@ def _steps(runner, subs) -> tuple[float, list[float]]:
 
 def nonzero(impl: str, quick: bool) -> None:
     dev = dg.Device(webgpu=impl)
-    runner = Runner(dev, quick=quick, timer="timestamp-query", policy=Policy(3, 10, 1.0, 0.1),
+    runner = Runner(dev, quick=quick, timer=timer_kind(dev), policy=Policy(3, 10, 1.0, 0.1),
                     peers=[], progress=report.Progress(1))
     n_log2 = 12 if quick else 24
     rng = np.random.default_rng(0)
@@ -57,7 +62,7 @@ def nonzero(impl: str, quick: bool) -> None:
 
 def main(impl: str, quick: bool) -> None:
     dev = dg.Device(webgpu=impl)
-    runner = Runner(dev, quick=quick, timer="timestamp-query", policy=Policy(3, 10, 1.0, 0.1),
+    runner = Runner(dev, quick=quick, timer=timer_kind(dev), policy=Policy(3, 10, 1.0, 0.1),
                     peers=[], progress=report.Progress(1))
     shape = (64, 32, 64) if quick else (512, 256, 512)
     for dtype in ("float32", "float16"):

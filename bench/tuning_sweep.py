@@ -22,6 +22,7 @@ from dmlgpu import tuning
 
 from . import report, surface
 from .runner import Policy, Runner
+from .steps import timer_kind
 
 try:
     import torch
@@ -40,7 +41,7 @@ def sweep(impl: str, configs: list, spec: dict) -> list[dict]:
             setattr(tuning, k, v)
         dev = dg.Device(webgpu=impl)  # plans are cached per device: a fresh one per config
         prog = report.Progress(0)
-        runner = Runner(dev, quick=False, timer="timestamp-query",
+        runner = Runner(dev, quick=False, timer=timer_kind(dev),
                         policy=Policy(2, 5, 0.05, 0.0), peers=[], progress=prog)
         tq = torch if ci == 0 else None
         sf = surface.Surface(runner, False, prog, tq)

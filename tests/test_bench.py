@@ -272,6 +272,32 @@ def test_breakdown_and_replay_tools_run(capsys):
     assert bench is not None
 
 
+def test_steps_and_tuning_sweep_tools_run(capsys):
+    """bench.steps times NonZero's three passes; bench.tuning_sweep runs a grid under two
+    tunings (fresh devices), each point checked, and puts the tuning back (tiny sizes)."""
+    import importlib
+    import os
+
+    from dmlgpu import tuning
+
+    load_bench()
+    steps = importlib.import_module("dmlgpu.bench.steps")
+    sweep = importlib.import_module("dmlgpu.bench.tuning_sweep").sweep
+    impl = os.environ.get("DMLGPU_WEBGPU")
+    steps.nonzero(impl, True)
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if " nonzero " in ln]
+    assert len(lines) == 18 and all(ln.count(" + ") == 2 for ln in lines), lines
+    before = tuning.TOPK_ROWS_CHUNK_BELOW_ROWS
+    off = {"TOPK_ROWS_CHUNK_BELOW_ROWS": 0, "TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED": 0}
+    pts = sweep(impl, [["off", off], ["on", {}, {"axes": [-1]}]],
+                {"dtypes": ["float16"], "log_n": [13], "axes": [-1, 0], "ks": [8],
+                 "elements": 1 << 15})
+    assert [(p["cfg"], p["axis"], p["status"]) for p in pts] == [
+        ("off", -1, "ok"), ("off", 0, "ok"), ("on", -1, "ok")]
+    assert [p["notes"]["strategy"] for p in pts] == ["threshold", "threshold", "rows"]
+    assert pts[2]["notes"]["chunks"] == 2 and tuning.TOPK_ROWS_CHUNK_BELOW_ROWS == before
+
+
 def test_surface_quick(tmp_path, capsys):
     """`dmlgpu bench --surface --quick`: every grid point right (checked against numpy),
     the JSON and one heatmap per operator and dtype written, the worst points quoted."""
