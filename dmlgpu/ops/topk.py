@@ -14,7 +14,9 @@ Strategies, by regime (plan.notes["strategy"]):
                 rows per workgroup; the K-th best of 2K bucket bests bounds the candidates,
                 a second read (from the cache) gathers them and ranks place them; rows
                 whose ties overflow the slots take K rounds of selection in the same
-                kernel. One dispatch.
+                kernel. One dispatch. Fewer, longer rows (tuning.TOPK_ROWS_CHUNK*), K <=
+                128: the same kernel per chunk, each chunk's K best a candidate list for
+                the merge passes of "candidates".
   "sort"        rows of at most `sort_cap` elements with K above "rows": whole rows
                 bitonic-sorted in workgroup memory, several short rows per workgroup; one
                 dispatch.
