@@ -77,6 +77,7 @@ class Surface:
         self.dev = runner.dev
         self.rng = np.random.default_rng(20261123)
         self.points: list[dict] = []
+        self.tag: dict = {}  # labels every point gets too (bench.tuning_sweep: its config)
 
     # -- measuring one point -------------------------------------------------------------
     def point(self, grid: str, dtype: str, labels: dict, call, check, torch_fn, in_bytes,
@@ -84,6 +85,7 @@ class Surface:
         """Time one call; out_bytes(outputs): the bytes it must write (default: the
         outputs' sizes)."""
         out_bytes = out_bytes or _out_nbytes
+        labels = {**self.tag, **labels}
         rec = {"grid": grid, "dtype": dtype, **labels, "status": "error", "checked": checked}
         try:
             with dispatch.recording() as subs:
@@ -136,20 +138,23 @@ class Surface:
             return None
 
     # -- the grids -----------------------------------------------------------------------
-    def topk(self):
-        n_all = TOPK_ELEMENTS[self.size]
-        for dtype in TOPK_DTYPES:
+    def topk(self, dtypes=TOPK_DTYPES, log_ns=None, axes=(-1, 0),
+             directions=("decreasing", "increasing"), ks=TOPK_KS, elements=None):
+        """The TopK grid (arguments: a part of it, or another; default the grid above)."""
+        n_all = elements or TOPK_ELEMENTS[self.size]
+        log_ns = TOPK_LOG2_N[self.size] if log_ns is None else log_ns
+        for dtype in dtypes:
             host = _random(self.rng, n_all, dtype)
             flat = dg.asarray(host, device=self.dev)
             th = self._cuda(host)
             for log_n, axis, direction in itertools.product(
-                    TOPK_LOG2_N[self.size], (-1, 0), ("decreasing", "increasing")):
+                    log_ns, axes, directions):
                 n = 1 << log_n
                 rows = n_all // n
                 shape = (rows, n) if axis == -1 else (n, rows)
                 x = flat.reshape(shape)
                 h = host.reshape(shape)
-                for k in (k for k in TOPK_KS if k <= n // 2):
+                for k in (k for k in ks if k <= n // 2):
                     labels = {"n": n, "rows": rows, "k": k, "axis": axis,
                               "direction": direction}
 
@@ -209,13 +214,15 @@ class Surface:
                            _hardmax_checker(host, axes), tfn, host.nbytes)
             del x, th
 
-    def nonzero(self):
-        n_log2 = NONZERO_ELEMENTS[self.size].bit_length() - 1
-        for dtype in NONZERO_DTYPES:
+    def nonzero(self, dtypes=NONZERO_DTYPES, densities=NONZERO_DENSITIES, ranks=range(1, 5),
+                n_log2=None):
+        """The NonZero grid (arguments: a part of it, or another; default the grid above)."""
+        n_log2 = NONZERO_ELEMENTS[self.size].bit_length() - 1 if n_log2 is None else n_log2
+        for dtype in dtypes:
             dense = _random(self.rng, 1 << n_log2, dtype)
             dense[dense == 0] = 1
             keep = self.rng.random(1 << n_log2)
-            for density, rank in itertools.product(NONZERO_DENSITIES, range(1, 5)):
+            for density, rank in itertools.product(densities, ranks):
                 shape = _split(n_log2, rank)
                 host = np.where(keep < density, dense, 0).astype(dtype).reshape(shape)
                 x = dg.asarray(host, device=self.dev)
