@@ -43,10 +43,10 @@ def nonzero(impl: str, quick: bool) -> None:
                     peers=[], progress=report.Progress(1))
     n_log2 = 12 if quick else 24
     rng = np.random.default_rng(0)
-    for dtype in ("float16", "float32", "uint8"):
+    for dtype in ("float16", "float32", "uint8", "int64"):
         copy = runner.copy((1 << n_log2) * np.dtype(dtype).itemsize)
-        for density in (0.001, 0.5, 1.0):
-            for rank in (1, 4):
+        for density in (0.001, 0.1, 0.5, 1.0):
+            for rank in (1, 2, 4):
                 shape = tuple(1 << (n_log2 // rank + (i < n_log2 % rank)) for i in range(rank))
                 host = (rng.random(shape) < density).astype(dtype)
                 x = dg.asarray(host, device=dev)

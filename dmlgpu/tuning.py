@@ -135,21 +135,32 @@ MERGE_COL_MIN_OUT = 4096
 NONZERO_WG = 256
 # Input words each thread of the count pass loads per tile (the tile is as many mask blocks
 # as that takes: 16384 elements of 32-bit types, 8192 of 64-bit, 32768 of 16-bit, 65536
-# of 8-bit). Larger tiles mean fewer, longer workgroups in the scatter pass.
+# of 8-bit). The scatter pass runs a workgroup per block whatever the tile, so that this
+# moves only the count and scan passes: 32 / 64 / 128 within 5% at densities 0.1 to 1 on
+# the H100 (bench/results/nonzero-scatter/h100-wgpu-setbits.json; 128 slowed uint8 at
+# density 0.001, 0.023 -> 0.035 ms).
 NONZERO_TILE_LOADS = 64
+# The scatter pass stages a block's rows in workgroup memory when there are at most this
+# many (4 KiB; 0: never); denser blocks write in rounds of WG elements. Swept on the H100
+# (wgpu-native, 2^24 elements, ranks 1-4, float16/float32/uint8/int64, torch in the same
+# run: bench/results/nonzero-scatter/h100-wgpu-stage.json), points at >= 1.5x torch of 80:
+# 2048 70 (its 8 KiB of workgroup memory cost occupancy: density 0.5 rank 1 float32 0.097
+# vs 0.089 ms), 1024 77, 512 68, 0 68 (rounds everywhere: density 0.1 rank 4 float32
+# 0.107 vs 0.090 ms staged). Rounds at every density but staging by each thread's own set
+# bits, uncoalesced, lost 2-4x at density 0.5 (h100-wgpu-setbits.json).
+NONZERO_STAGE = 1024
 # Values one workgroup of the scan pass sums (16 per thread): 4096 tiles (2^26 float32
 # elements) in one dispatch; every further level costs a dispatch (about 6 us on the H200).
 NONZERO_SCAN_SPAN = 4096
-# Rows the scatter pass stages in workgroup memory per round (8 KiB): a dense mask block
-# (8192 elements) takes 4 rounds. (Conventional: fits WebGPU's 16 KiB default limit with
-# the kernel's other arrays.)
-NONZERO_STAGE = 2048
-# Both swept on the H100 (wgpu-native, 2^24 elements, GPU ms, same run; `python -m
+# TILE_LOADS swept on the H100 (wgpu-native, 2^24 elements, GPU ms, same run; `python -m
 # bench.tuning_sweep`, bench/results/nonzero-tuning/h100-wgpu-sweep.json): density 1, rank
-# 1, float16 / float32 / int64: 0.158 / 0.151 / 0.175 as set; STAGE 8192 0.170 / 0.195 /
-# 0.223; TILE_LOADS 16 0.138 / 0.153 / 0.175 (and 0.029 -> 0.032 at density 0.001), 32
-# 0.134 / 0.153 / 0.175. Within 15% either way: the dense scatter (transpose, scan and
-# staging per block of 8192) is what holds it at 26-30% of a copy, not these numbers.
+# 1, float16 / float32 / int64: 0.158 / 0.151 / 0.175 as set; 16: 0.138 / 0.153 / 0.175
+# (and 0.029 -> 0.032 at density 0.001), 32: 0.134 / 0.153 / 0.175. Within 15%: what held
+# the dense scatter at 26-30% of a copy then was its per-tile staging (a workgroup ranked
+# and staged 2048 rows a round, tiles in sequence). Its replacement (a workgroup per block,
+# rounds when dense) took density 1 float32 rank 1 / 4 from 0.151 / 0.391 to 0.085 / 0.143
+# ms in one run (h100-wgpu-rounds-block-vs-tile.json: a workgroup per tile, blocks in
+# sequence, was 0-20% slower).
 
 
 # TopK1 (dmlgpu/topk.py). Measured on an H200 through wgpu-native (2026-11-22), float32

@@ -124,7 +124,7 @@ def test_spec_example_desc(dev):
 SHAPES = {1: (20011,), 2: (97, 211), 3: (7, 40, 51), 4: (3, 5, 29, 31),
           5: (2, 3, 5, 7, 53), 6: (2, 3, 2, 5, 7, 37), 7: (2, 2, 3, 2, 5, 7, 19),
           8: (2, 2, 2, 3, 2, 5, 7, 13)}
-DENSITIES = {"zero": 0.0, "sparse": 0.003, "dense": 0.6, "full": 1.0}
+DENSITIES = {"zero": 0.0, "sparse": 0.003, "medium": 0.1, "dense": 0.6, "full": 1.0}
 
 
 @pytest.mark.parametrize("density", DENSITIES)
@@ -305,6 +305,34 @@ def run_uncached(dev, x: np.ndarray, tensor=None):
     res = got(count, coords)
     np.testing.assert_array_equal(res, expected(x))
     return op
+
+
+# non-zeros per mask block: either side of the staging threshold (1024), none, the sparse
+# tile threshold, a full block
+BLOCK_COUNTS = [1024, 1025, 0, 300, 8192, 1, 4000, 1023, 2, 257, 5000, 1024]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "uint8", "int64"])
+@pytest.mark.parametrize("stage", [0, 1024])
+def test_scatter_block_paths(dev, monkeypatch, dtype, stage):
+    """The scatter's two ways through a block of a dense tile: staged (at most
+    NONZERO_STAGE non-zeros) and rounds (more; every block when the stage is 0). Blocks of
+    the counts above, so that tiles of 8 (uint8), 4 (float16), 2 (float32) and 1 (int64)
+    blocks mix both ways and each block's offset adds its tile's earlier blocks."""
+    monkeypatch.setattr(tuning, "NONZERO_STAGE", stage)
+    block = 32 * tuning.NONZERO_WG
+    rng = rng_for("block-paths", dtype, stage)
+    x = zero_values(rng, len(BLOCK_COUNTS) * block, dtype)
+    for b, n in enumerate(BLOCK_COUNTS):
+        x[b * block + rng.choice(block, n, replace=False)] = nonzero_values(rng, n, dtype)
+    run_uncached(dev, x.reshape(len(BLOCK_COUNTS), 128, 64))
+
+
+def test_scatter_scan_bound(dev, monkeypatch):
+    """Tiles too long for the scatter's packed 32-bit scan are refused by the plan."""
+    monkeypatch.setattr(tuning, "NONZERO_TILE_LOADS", 8 * 64)
+    with pytest.raises(ValueError, match="NONZERO_TILE_LOADS: 512"):
+        CompiledNonZeroCoordinates(dev, desc((4, 4), coords=(16, 2), dtype="uint8"))
 
 
 @pytest.mark.parametrize("span, levels", [(2, 5), (4, 3), (8, 2), (64, 1)])

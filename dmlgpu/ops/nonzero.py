@@ -5,8 +5,10 @@ Stream compaction by reduce-then-scan over tiles, three kinds of dispatch in one
    their number; the only pass that reads the input (once, coalesced).
 2. scan (nonzero_scan): exclusive prefix sums of the tile counts, one dispatch per level
    of a hierarchy; the top level writes the total to the count output.
-3. scatter (nonzero_scatter): per tile, the coordinates of its non-zeros from the tile's
-   offset on, in row-major order; reads the masks (1 bit per element), not the input.
+3. scatter (nonzero_scatter): per mask block, the coordinates of its non-zeros from its
+   offset on (the tile's, plus its earlier blocks' popcounts), in row-major order; a tile
+   of few non-zeros is written by one workgroup. Reads the masks (1 bit per element), not
+   the input.
 No workgroup waits for another, so nothing relies on forward progress between
 workgroups; the count stays on the GPU.
 """
@@ -72,6 +74,12 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
     words = 32 // dt.per_word * (2 if dt.bits == 64 else 1)
     tile_blocks = max(1, tuning.NONZERO_TILE_LOADS // words)
     tile = tile_blocks * block
+    # the scatter pass sums a block's ranks (<= block) and its tile's earlier blocks'
+    # non-zeros in one 32-bit scan
+    if (tile_blocks - 1) * block >= 2 ** (32 - block.bit_length()):
+        raise ValueError(f"tuning.NONZERO_TILE_LOADS: {tuning.NONZERO_TILE_LOADS} makes "
+                         f"tiles of {tile_blocks} blocks of {block} elements, too many for "
+                         "the scatter pass's 32-bit scan")
     n_tiles = _ceil(m, tile)
     span = tuning.NONZERO_SCAN_SPAN
     if span < 2:
@@ -110,10 +118,11 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
                                   dict(params, scan_level=level, n_groups=groups), groups,
                                   "", "scratch"))
     if n_tiles:
+        blocks = n_tiles * tile_blocks
         steps.append(planmod.Step("nonzero_scatter.wgsl.j2",
-                                  dict(P=dt.per_word, tile_blocks=tile_blocks,
+                                  dict(P=dt.per_word, tile_blocks=tile_blocks, nr=n_coords,
                                        stage=tuning.NONZERO_STAGE, wg=wg),
-                                  dict(params, n_groups=n_tiles), n_tiles, "scratch",
+                                  dict(params, n_groups=blocks), blocks, "scratch",
                                   "coordinates"))
     return planmod.Plan(steps, scratch_words * 4, dict(
         strided=strided, tiles=n_tiles, tile_elements=tile, scan_levels=len(levels)))
