@@ -113,9 +113,9 @@ class TorchPeer:
                          ours.get("gpu_s"))
         # the user's view: N calls back to back, then torch.cuda.synchronize(), as dmlgpu's
         # loop_s is measured
-        from .runner import loop_calls  # noqa: PLC0415 - runner imports this module
+        from .runner import best_loop  # noqa: PLC0415 - runner imports this module
 
-        lp = loop_calls(fn, torch.cuda.synchronize)
+        lp = best_loop(fn, torch.cuda.synchronize)
         result["loop_seconds"] = lp["loop_s"]
         result["loop_calls"] = lp["n"]
         ours_loop = ours.get("loop_s")

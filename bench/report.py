@@ -124,10 +124,11 @@ def table(result: dict) -> str:
               "of copy: that over the copy kernel's GB/s at the input's size "
               f"({copies or 'not measured'}).",
               "loop ms: wall time per call of N back-to-back calls (results dropped), then one "
-              "wait; torch loop: torch's loop ms (the same, then torch.cuda.synchronize()) "
-              "over ours.",
-              "host us: issuing one call of that loop (not waiting; a GPU that falls behind "
-              "makes submissions wait too); host goal: 1.3 x a bare dispatch's host time "
+              "wait, the least of 3 such loops; torch loop: torch's loop ms (the same, then "
+              "torch.cuda.synchronize()) over ours.",
+              "host us: issuing one call of that loop, the least of the 3 (not waiting; a GPU "
+              "that falls behind makes submissions wait too); host goal: 1.3 x a bare "
+              "dispatch's host time "
               f"({_us((result.get('bare_dispatch') or {}).get('host_s_min'))} us here, the "
               "least of the run's measurements, one beside each case) x the call's "
               "dispatches. cpu us, cpu goal: the same in the issuing thread's CPU time (host "

@@ -73,6 +73,16 @@ def loop_calls(fn, sync, budget_s: float = LOOP_BUDGET_S) -> dict:
             "issue_cpu_s": (c1 - c0) / n}
 
 
+def best_loop(fn, sync, repeats: int = 3, budget_s: float = LOOP_BUDGET_S) -> dict:
+    """loop_calls `repeats` times (budget_s shared among them), each figure the least of
+    the repeats: the same statistic as the bare dispatch it is judged against (a single
+    loop moves with the host's state by up to 2x between moments of one run)."""
+    runs = [loop_calls(fn, sync, budget_s / repeats) for _ in range(repeats)]
+    best = min(runs, key=lambda r: r["issue_s"])
+    return dict(best, loop_s=min(r["loop_s"] for r in runs),
+                issue_cpu_s=min(r["issue_cpu_s"] for r in runs))
+
+
 class Data:
     """A case's input: the numpy array and its upload (and, lazily, the peers' copies).
     Cases with equal `key` share one Data; it is dropped before the next one is made."""
@@ -331,7 +341,7 @@ class Runner:
         gc.collect()
         stats = getattr(dev, "memory_stats", None)
         m0 = stats() if stats else None
-        lp = loop_calls(lambda: op.call(x, **p), self.sync)
+        lp = best_loop(lambda: op.call(x, **p), self.sync)
         rec["loop_s"], rec["loop_issue_s"], rec["loop_calls"] = lp["loop_s"], lp["issue_s"], lp["n"]
         rec["loop_issue_cpu_s"] = lp["issue_cpu_s"]
         if m0 is not None:
