@@ -149,6 +149,12 @@ NONZERO_TILE_LOADS = 64
 # 0.107 vs 0.090 ms staged). Rounds at every density but staging by each thread's own set
 # bits, uncoalesced, lost 2-4x at density 0.5 (h100-wgpu-setbits.json).
 NONZERO_STAGE = 1024
+# Rounds per iteration of the scatter's dense loop (their workgroup-memory loads issued
+# together). H100, wgpu-native, 36 points (bench/results/nonzero-scatter/h100-wgpu-
+# unroll.json), float32 rank 1 density 0.5 / 1 and rank 4 density 1, GPU ms: 1 0.090 /
+# 0.089 / 0.143, 4 0.083 / 0.082 / 0.145, 8 0.084 / 0.083 / 0.150, 32 0.087 / 0.088 / 0.150;
+# points at >= 1.5x torch: 32 / 35 / 35 / 33 of 36.
+NONZERO_ROUNDS_UNROLL = 4
 # Values one workgroup of the scan pass sums (16 per thread): 4096 tiles (2^26 float32
 # elements) in one dispatch; every further level costs a dispatch (about 6 us on the H200).
 NONZERO_SCAN_SPAN = 4096

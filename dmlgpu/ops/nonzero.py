@@ -121,7 +121,8 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
         blocks = n_tiles * tile_blocks
         steps.append(planmod.Step("nonzero_scatter.wgsl.j2",
                                   dict(P=dt.per_word, tile_blocks=tile_blocks, nr=n_coords,
-                                       stage=tuning.NONZERO_STAGE, wg=wg),
+                                       stage=tuning.NONZERO_STAGE,
+                                       unroll=tuning.NONZERO_ROUNDS_UNROLL, wg=wg),
                                   dict(params, n_groups=blocks), blocks, "scratch",
                                   "coordinates"))
     return planmod.Plan(steps, scratch_words * 4, dict(
