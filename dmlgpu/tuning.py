@@ -189,6 +189,15 @@ TOPK_RADIX_BITS = 11
 # rows per workgroup); longer rows go to the radix select. 1M rows of 16, K=4: 0.36 ms
 # (torch.topk 2.1 ms).
 TOPK_SORT_MAX = 2048
+# Entries each thread of that sort holds in registers for the stages of strides below it
+# (1: every stage through workgroup memory, a barrier each). H100, 2^26 elements, K = 64 /
+# 128 over rows of 256 / 512 / 1024, both axes, float16 and float32 (24 points, `python -m
+# bench.tuning_sweep`, bench/results/topk-sort/h100-{wgpu,dawn}-sort-items.json), GPU ms
+# for float32 rows of 512 K=128: 1 4.59, 2 4.46, 4 4.04, 8 5.02 (wgpu-native; Dawn 4.32 /
+# - / 3.95 / 5.26); 4 was fastest at all 24 points, 8-13% below 1 (8 spills or conflicts).
+# Not the gain the barrier count promised (45 -> 36 stages at 512): this sort is bound
+# elsewhere; it stays 2-3x from torch.topk over rows of 512-1024 (float16 worst).
+TOPK_SORT_ITEMS = 4
 # Rows longer than this (and K <= n / 2) go to the one-workgroup-per-row kernels rather
 # than the whole-row sort. H100, wgpu-native, 2^26 float32, sort -> threshold/wide (GPU ms,
 # same run): rows of 2048 K=64 6.47 -> 0.86, K=128 6.47 -> 2.28, K=1024 6.51 -> 1.70 (axis

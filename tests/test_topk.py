@@ -110,6 +110,30 @@ def test_sort_dtypes(tuned, dtype, direction):
     check(x, 2, 0, direction, strategy="sort", device=d)  # the outer axis: rows are strided
 
 
+@pytest.mark.parametrize("items", [1, 2, 4, 8])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint8"])
+def test_sort_register_blocks(tuned, dtype, items):
+    """The bitonic sort with blocks of `items` entries in registers: segments shorter than a
+    block (rows of 1 to 7, several per workgroup), as long as one, and up to the capacity;
+    both directions, ties, specials, the outer axis."""
+    d = tuned(TOPK_SORT_ITEMS=items, **NO_ROWS)
+    rng = rng_for("sort blocks", dtype, items)
+    for n in (1, 2, 3, 5, 8, 13, 64, 200, 1000):
+        x = random_values(rng, (3, n), dtype)  # ties, extremes, NaN/inf/-0.0
+        for k in sorted({min(2, n), (n + 1) // 2, n}):  # (K = 1 over long rows: reduced)
+            for direction in ("decreasing", "increasing"):
+                notes = check(x, k, -1, direction, strategy="sort", device=d)
+        assert notes["segment"] == 1 << (n - 1).bit_length()
+    x = random_values(rng, (300, 40), dtype)
+    check(x, 20, 0, "decreasing", strategy="sort", device=d)  # strided rows
+
+
+def test_sort_items_checked(tuned):
+    d = tuned(TOPK_SORT_ITEMS=3, **NO_ROWS)
+    with pytest.raises(ValueError, match="TOPK_SORT_ITEMS: 3"):
+        check(np.zeros((2, 5), np.float32), 2, device=d)
+
+
 @pytest.mark.parametrize("dtype", ["int64", "uint64"])
 def test_64bit_values_differ_in_low_bits(dev, tuned, dtype):
     rng = rng_for("low bits", dtype)

@@ -137,6 +137,15 @@ def digit_passes(dt, low_bits: int, width: int) -> tuple[tuple[int, int, int], .
     return tuple(out)
 
 
+def _sort_items(cap: int) -> int:
+    """Entries per register block of the whole-segment bitonic sort (a power of two)."""
+    e = tuning.TOPK_SORT_ITEMS
+    if e < 1 or e & (e - 1) or e > cap:
+        raise ValueError(f"tuning.TOPK_SORT_ITEMS: {e} is not allowed (a power of two up "
+                         f"to the sort's capacity, {cap})")
+    return e
+
+
 def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
               limits: dict, subgroup_size: int = 0) -> TopKPlan:
     """Choose the strategy for a canonical problem and lay out its dispatches
@@ -193,7 +202,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         per = max(1, min(sort_cap // seg, rows))
         groups = _ceil(rows, per)
         add("topk_sort.wgsl.j2", dict(binds=out_binds, wg=min(wg, sort_cap // 2), cap=sort_cap,
-                                      source="input", sink="output"),
+                                      sort_items=_sort_items(sort_cap), source="input",
+                                      sink="output"),
             dict(aux1=seg, aux2=per), groups)
         notes.update(strategy="sort", segment=seg, rows_per_group=per)
     elif k <= sel_cap:
@@ -264,7 +274,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         last = runs == 1
         add("topk_sort.wgsl.j2",
             dict(binds=out_binds + ("cin",) if last else ("cin", "cout"), wg=min(wg, sort_cap // 2),
-                 cap=sort_cap, source="cands", sink="output" if last else "cands"),
+                 cap=sort_cap, sort_items=_sort_items(sort_cap), source="cands",
+                 sink="output" if last else "cands"),
             dict(aux1=sort_cap, aux2=1, n_split=runs, n_out=rows * runs), rows * runs,
             cin="a", cout=None if last else "b")
         run, cur, other, mwg = sort_cap, "b", "a", tuning.TOPK_GLOBAL_WG
