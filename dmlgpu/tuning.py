@@ -195,8 +195,10 @@ TOPK_SORT_MAX = 2048
 # bench.tuning_sweep`, bench/results/topk-sort/h100-{wgpu,dawn}-sort-items.json), GPU ms
 # for float32 rows of 512 K=128: 1 4.59, 2 4.46, 4 4.04, 8 5.02 (wgpu-native; Dawn 4.32 /
 # - / 3.95 / 5.26); 4 was fastest at all 24 points, 8-13% below 1 (8 spills or conflicts).
-# Not the gain the barrier count promised (45 -> 36 stages at 512): this sort is bound
-# elsewhere; it stays 2-3x from torch.topk over rows of 512-1024 (float16 worst).
+# Not the gain the barrier count promised (45 -> 36 stages at 512): the sort is bound by
+# instructions; one `better` test per pair instead of one each way then took float32 rows
+# of 512 K=128 from 4.04 to 3.39 ms (1 item: 4.59 -> 4.13; h100-{wgpu,dawn}-one-test.json,
+# the same points). It stays 1.5-2.6x from torch.topk over rows of 512-1024 in float16.
 TOPK_SORT_ITEMS = 4
 # Rows longer than this (and K <= n / 2) go to the one-workgroup-per-row kernels rather
 # than the whole-row sort. H100, wgpu-native, 2^26 float32, sort -> threshold/wide (GPU ms,
