@@ -198,7 +198,10 @@ TOPK_SORT_MAX = 2048
 # Not the gain the barrier count promised (45 -> 36 stages at 512): the sort is bound by
 # instructions; one `better` test per pair instead of one each way then took float32 rows
 # of 512 K=128 from 4.04 to 3.39 ms (1 item: 4.59 -> 4.13; h100-{wgpu,dawn}-one-test.json,
-# the same points). It stays 1.5-2.6x from torch.topk over rows of 512-1024 in float16.
+# the same points). Sorting runs of K (to a power of two) and halving them into the best
+# instead of sorting whole rows: 3.39 -> 3.14 ms there, up to 24% at K=64 over rows of 1024,
+# never slower (h100-{wgpu,dawn}-best-runs.json). Over rows of 512-1024 float16 it stays at
+# 0.44-0.80x torch.topk (the last axis), float32 0.75-1.41x.
 TOPK_SORT_ITEMS = 4
 # Rows longer than this (and K <= n / 2) go to the one-workgroup-per-row kernels rather
 # than the whole-row sort. H100, wgpu-native, 2^26 float32, sort -> threshold/wide (GPU ms,
