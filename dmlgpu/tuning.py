@@ -315,6 +315,14 @@ TOPK_THRESHOLD_UNROLL = 8
 TOPK_THRESHOLD_MAX_K = 128
 TOPK_THRESHOLD_MIN_BUCKETS = 32
 TOPK_THRESHOLD_CAP = 512
+# From this many buckets (K > 64), T comes from a bitonic sort of the B bucket bests (B
+# log^2 B compare-exchanges) rather than ranking each against all (B^2). H100, 2^26
+# elements, GPU ms rank -> sort (bench/results/topk-threshold/h100-{wgpu,dawn}-sort-t.json),
+# K=128: rows of 2048 float32 2.28 -> 1.35 (Dawn 1.49 -> 1.32), float16 2.30 -> 1.37; rows
+# of 8192 0.69 -> 0.45; rows of 32768 0.32 -> 0.27; the first axis of 2048 3.31 -> 2.92,
+# but of 8192 float32 1.25 -> 1.51 (float16 1.20 -> 1.13). K = 8 / 32 (32 / 64 buckets)
+# 0-8% slower sorted: ranked.
+TOPK_THRESHOLD_SORT_T_MIN_BUCKETS = 256
 TOPK_THRESHOLD_MIN_ROWS = 1024
 # ...but "threshold" itself (K <= 128) takes rows longer than a tile from this many rows:
 # H100, wgpu-native, 2^26 float32, K = 2 / 8 / 32 / 128, "candidates" -> "threshold" (GPU

@@ -377,11 +377,17 @@ def bitonic_flags(x, k, direction="decreasing", device=None):
     return (f >> 1 | f) & 1
 
 
+# T by ranking the bucket bests (tuning's choice below 256 buckets) or by sorting them
+T_BY = {"rank": dict(TOPK_THRESHOLD_SORT_T_MIN_BUCKETS=1 << 30),
+        "sort": dict(TOPK_THRESHOLD_SORT_T_MIN_BUCKETS=0)}
+
+
+@pytest.mark.parametrize("t_by", T_BY)
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_threshold_dtypes(tuned, dtype):
+def test_threshold_dtypes(tuned, dtype, t_by):
     # rows 0-2: distinct-ish values with extremes (and NaN/inf/-0.0): few candidates;
     # rows 3-4: one or two values, so their ties at T overflow into the fallback
-    d = tuned(**NO_CHUNKS)
+    d = tuned(**NO_CHUNKS, **T_BY[t_by])
     rng = rng_for("threshold", dtype)
     x = np.concatenate([random_values(rng, (3, 4099), dtype, ties=False),
                         random_values(rng, (2, 4099), dtype)])
@@ -397,10 +403,11 @@ def test_threshold_dtypes(tuned, dtype):
         assert list(flags[:3]) == [0, 0, 0]
 
 
+@pytest.mark.parametrize("t_by", T_BY)
 @pytest.mark.parametrize("n", [2049, 2304, 4096, 16384])
-def test_threshold_sizes_and_k(tuned, n):
+def test_threshold_sizes_and_k(tuned, n, t_by):
     # n around the unrolled step (256 x 8) and up to a whole tile; K up to the largest
-    d = tuned(**NO_ROWS)
+    d = tuned(**NO_ROWS, **T_BY[t_by])
     x = random_values(rng_for("threshold n", n), (3, n), "float32", ties=False, specials=False)
     for k in (1, 2, 63, 128):
         check(x, k, -1, "decreasing", strategy="threshold", device=d)
@@ -408,9 +415,10 @@ def test_threshold_sizes_and_k(tuned, n):
     check(x, 129, -1, "decreasing", strategy="wide", device=d)  # above TOPK_THRESHOLD_MAX_K
 
 
-def test_threshold_ties_at_t(tuned):
+@pytest.mark.parametrize("t_by", T_BY)
+def test_threshold_ties_at_t(tuned, t_by):
     # few distinct values: many candidates tie at T, within the cap or past it (fallback)
-    d = tuned(**NO_CHUNKS)
+    d = tuned(**NO_CHUNKS, **T_BY[t_by])
     rng = rng_for("threshold ties")
     x = np.stack([rng.integers(0, 2000, 9000), rng.integers(0, 40, 9000),
                   rng.integers(0, 3, 9000), np.zeros(9000)]).astype(np.int32)
