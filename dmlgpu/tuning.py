@@ -319,10 +319,17 @@ TOPK_THRESHOLD_CAP = 512
 # log^2 B compare-exchanges) rather than ranking each against all (B^2). H100, 2^26
 # elements, GPU ms rank -> sort (bench/results/topk-threshold/h100-{wgpu,dawn}-sort-t.json),
 # K=128: rows of 2048 float32 2.28 -> 1.35 (Dawn 1.49 -> 1.32), float16 2.30 -> 1.37; rows
-# of 8192 0.69 -> 0.45; rows of 32768 0.32 -> 0.27; the first axis of 2048 3.31 -> 2.92,
-# but of 8192 float32 1.25 -> 1.51 (float16 1.20 -> 1.13). K = 8 / 32 (32 / 64 buckets)
-# 0-8% slower sorted: ranked.
+# of 8192 0.69 -> 0.45; rows of 32768 0.32 -> 0.27; the first axis of 2048 3.31 -> 2.92
+# (the first axis of 8192 float32 read 1.25 -> 1.51, but a sweep's first configuration runs
+# beside torch's timing and reads high there: 1.55 against 1.24 for the same code in the
+# next sweep). K = 8 / 32 (32 / 64 buckets) 0-8% slower sorted: ranked.
 TOPK_THRESHOLD_SORT_T_MIN_BUCKETS = 256
+# From this K, the candidates (about 1.39 K of them) are bitonic-sorted rather than each
+# ranked against all. H100, GPU ms ranked -> sorted (h100-{wgpu,dawn}-sort-cands.json,
+# configurations after the first): K=128 rows of 2048 float32 1.35 -> 1.11 (Dawn 1.32 ->
+# 1.05), rows of 8192 0.45 -> 0.38, the first axis of 2048 3.19 -> 3.00; K=64 rows of 2048
+# 0.86 -> 1.00, K=32 rows of 8192 0.23 -> 0.26: ranked up to 64.
+TOPK_THRESHOLD_SORT_CANDS_MIN_K = 65
 TOPK_THRESHOLD_MIN_ROWS = 1024
 # ...but "threshold" itself (K <= 128) takes rows longer than a tile from this many rows:
 # H100, wgpu-native, 2^26 float32, K = 2 / 8 / 32 / 128, "candidates" -> "threshold" (GPU

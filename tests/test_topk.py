@@ -377,9 +377,11 @@ def bitonic_flags(x, k, direction="decreasing", device=None):
     return (f >> 1 | f) & 1
 
 
-# T by ranking the bucket bests (tuning's choice below 256 buckets) or by sorting them
-T_BY = {"rank": dict(TOPK_THRESHOLD_SORT_T_MIN_BUCKETS=1 << 30),
-        "sort": dict(TOPK_THRESHOLD_SORT_T_MIN_BUCKETS=0)}
+# T and the candidates' order by ranking each against all (tuning's choice for small K) or
+# by bitonic sorts
+T_BY = {"rank": dict(TOPK_THRESHOLD_SORT_T_MIN_BUCKETS=1 << 30,
+                     TOPK_THRESHOLD_SORT_CANDS_MIN_K=1 << 30),
+        "sort": dict(TOPK_THRESHOLD_SORT_T_MIN_BUCKETS=0, TOPK_THRESHOLD_SORT_CANDS_MIN_K=0)}
 
 
 @pytest.mark.parametrize("t_by", T_BY)

@@ -218,6 +218,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                 dict(binds=out_binds + (() if k == 1 else ("ctl",)), wg=twg,
                      unroll=tuning.TOPK_THRESHOLD_UNROLL, buckets=buckets, cap=tcap,
                      t_sort=k > 1 and buckets >= tuning.TOPK_THRESHOLD_SORT_T_MIN_BUCKETS,
+                     c_sort=k > 1 and k >= tuning.TOPK_THRESHOLD_SORT_CANDS_MIN_K,
                      k_one=k == 1), {}, rows)
             notes.update(buckets=buckets)
             if k == 1:  # exact as it is: no candidates, no fallback
