@@ -138,7 +138,10 @@ NONZERO_WG = 256
 # of 8-bit). The scatter pass runs a workgroup per block whatever the tile, so that this
 # moves only the count and scan passes: 32 / 64 / 128 within 5% at densities 0.1 to 1 on
 # the H100 (bench/results/nonzero-scatter/h100-wgpu-setbits.json; 128 slowed uint8 at
-# density 0.001, 0.023 -> 0.035 ms).
+# density 0.001, 0.023 -> 0.035 ms). The count pass issues a block's loads at a time;
+# issuing a whole tile's (64 a thread) before using any was tried and dropped: float16/32
+# and int64 within 2%, uint8 15% slower (density 0.5 rank 1 0.056 -> 0.065 ms;
+# bench/results/nonzero-scatter/h100-{wgpu,dawn}-count-tile-loads.json).
 NONZERO_TILE_LOADS = 64
 # The scatter pass stages a block's rows in workgroup memory when there are at most this
 # many (4 KiB; 0: never); denser blocks write in rounds of WG elements. Swept on the H100
