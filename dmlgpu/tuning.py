@@ -28,7 +28,13 @@ BATCH_LARGE_BYTES = 16 << 20
 # 193 / 105 / 73 and 327 / 207 / 145, argmin 16384^2 rows 165 / 71 / 43 and 257 / 114 /
 # 74, TopK K=1024 142 / 248 / 91 and 185 / 79 / 53; loop time per call no higher (a
 # GPU-bound loop keeps the GPU on the previous batch while the next one fills).
-BATCH_LARGE_CALLS = 8
+# Then 8 -> 16 -> 32, alternating in one process (`python -m bench.batch_ab`, bench/results/batchk/
+# h100-{dawn,wgpu}-batch-ab.json, H100, 2026-11-25, 1 GiB float32 / 512 MiB float16 inputs,
+# issuing us per call, least of 3 repeats / the repeats): Dawn argmin rows 29 / 14 / 16
+# (reps 29-33 / 14-25 / 16-22), argmax f16 27 / 15 / 18, topk K=1 24 / 29 / 17 (24-35 /
+# 29-34 / 17-37), hardmax f16 26 / 15 / 14; wgpu-native 26 / 26 / 20, 26 / 18 / 23, 29 / 30
+# / 23, 26 / 19 / 16; loop time per call the same at all three (GPU-bound: 0.19-0.38 ms).
+BATCH_LARGE_CALLS = 32
 
 # Hardmax's zero fill of a contiguous output: words stored per invocation, each store of a
 # workgroup over consecutive words. At one element per invocation (16-bit: atomic stores)
@@ -253,6 +259,11 @@ TOPK_ROWS_MIN_ROWS = 4096
 #   512 of 131072: 1.06 / 1.09 / 1.15 -> 0.30 / 0.31 / 0.37; 8 of 2^23: 0.86 / 0.94 / 1.10
 #   -> 0.23 / 0.23 / 0.30; K = 1 (a reduction before) 0.53 -> 0.27, 1.52 -> 0.22: 4096
 #   (from TOPK_ROWS_MIN_ROWS rows on, rows run whole).
+#   K = 1 over contiguous rows is chunked below TOPK_THRESHOLD_LONG_MIN_ROWS rows only (from
+#   there "threshold" takes it; below, "candidates"): GPU ms, "threshold"/"candidates" ->
+#   chunks (bench/results/topk-packed/h100-{wgpu,dawn}-k1-chunks.json, float16, words): 128
+#   rows of 524288 0.114 -> 0.123 (threshold kept), 32 rows of 2^21 0.194 -> 0.122, 8 rows
+#   of 2^23 0.196 -> 0.123; Dawn alike.
 TOPK_ROWS_CHUNK_BELOW_ROWS = 256
 TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED = 4096
 # Chunk length: TOPK_ROWS_CHUNK up to K = CHUNK_SMALL_K, above that CHUNK_PER_K x K (to a
@@ -281,6 +292,17 @@ TOPK_ROWS_ELEMS = 32
 TOPK_ROWS_WG = 256
 # Loads in flight per thread.
 TOPK_ROWS_UNROLL = 8
+# 8/16-bit contiguous rows on word boundaries: "rows" (at least a word per bucket) and
+# "threshold" (at least a word per thread) read whole words, one lane_keys per word, rather
+# than an element (a load, a shift, a key) at a time. float16 took float32's time per
+# element (2^26 elements, rows of 8192, K = 8: 0.201 against 0.196 ms, 2.1x a copy of its
+# bytes). H100, float16, 2^26 elements, last axis, elements -> words, GPU ms, same run
+# (bench/results/topk-packed/h100-{wgpu,dawn}-packed.json, 47 points, every one right):
+# rows of 512 K = 1 / 8 0.174 / 0.215 -> 0.105 / 0.151; 2048 K = 8 0.179 -> 0.114; 8192
+# K = 2 / 32 / 128 0.200 / 0.236 / 0.398 -> 0.137 / 0.175 / 0.335; 524288 K = 1 0.254 ->
+# 0.113; 2^23 K = 8 / 128 0.193 / 0.277 -> 0.130 / 0.177; no point slower (rows of 32-128,
+# K = 8-32, ranking-bound: 2-8%). Dawn alike.
+TOPK_PACKED = True
 # Over an outer axis, lanes cover this many bytes of consecutive rows (a 32-byte sector).
 TOPK_ROWS_LANE_BYTES = 32
 # Candidate slots per row: this many per K (to a power of two; 1.4 K expected for distinct

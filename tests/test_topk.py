@@ -267,8 +267,8 @@ def test_rows_long_outer_axis_and_small_memory(tuned):
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_rows_chunks_dtypes(tuned, dtype):
     # few long rows: each chunk's K best (sorted, missing entries past a short last chunk)
-    # merged; the all-equal row overflows a chunk's slots (K rounds per chunk), and K = 1
-    # is chunked over an outer axis only
+    # merged; the all-equal row overflows a chunk's slots (K rounds per chunk); K = 1 over
+    # contiguous rows is chunked where they are too few for "threshold"
     d = tuned(**SMALL_CHUNKS)
     rng = rng_for("rows chunks", dtype)
     # last chunks of 3 (chunks of 64) and 21 positions (of 128, 512: K past TOPK_ROWS_MAX_K)
@@ -278,8 +278,13 @@ def test_rows_chunks_dtypes(tuned, dtype):
             for direction in ("decreasing", "increasing"):
                 notes = check(x, k, -1, direction, strategy="rows", device=d)
             assert notes["chunks"] > 1 and not notes["interleave"], notes
-    notes = check(x, 1, -1, "decreasing", device=d)  # contiguous K = 1: a reduction
-    assert notes["strategy"] != "rows", notes
+    for direction in ("decreasing", "increasing"):
+        notes = check(x, 1, -1, direction, strategy="rows", device=d)
+    assert notes["chunks"] > 1, notes
+    # ...from TOPK_THRESHOLD_LONG_MIN_ROWS rows on, a reduction
+    d = tuned(**SMALL_CHUNKS, TOPK_THRESHOLD_LONG_MIN_ROWS=5)
+    notes = check(x, 1, -1, "increasing", strategy="threshold", device=d)
+    d = tuned(**SMALL_CHUNKS)
     # an outer axis: lanes over 40 rows side by side, and 3 rows (strided, no lanes)
     x = rows_cases(rng, dtype, 1045, rows=40)
     for k, direction in ((1, "decreasing"), (3, "increasing"), (32, "decreasing"),
@@ -311,6 +316,77 @@ def test_rows_chunks_layouts(tuned):
     x = random_values(rng, (2, 40000), "float32", ties=False)
     notes = check(x, 4, -1, "decreasing", strategy="rows", device=d)
     assert notes["chunks"] == 625 and notes["merge_passes"] == 1, notes
+
+
+# -- 8/16-bit rows read a word at a time ("rows" and "threshold", variable packed) -------
+
+PACKED_DTYPES = ["float16", "int16", "uint16", "int8", "uint8"]
+
+
+@pytest.mark.parametrize("dtype", PACKED_DTYPES)
+def test_packed_rows(tuned, dtype):
+    # rows of whole words and rows whose last word is partial (n = 301, 2102 of rows of a
+    # multiple of 4 elements: the lanes past n are the next row's or padding); the
+    # random-ties and all-equal rows take the K rounds, which read words too
+    d = tuned()
+    rng = rng_for("packed rows", dtype)
+    for n, ks in ((40, (1, 4)), (301, (2, 17, 32)), (2102, (8, 32))):
+        x = rows_cases(rng, dtype, n)
+        x = dg.asarray(np.pad(x, ((0, 0), (0, -n % 4 + 4))), device=d)[:, :n]
+        for k in ks:
+            for direction in ("decreasing", "increasing"):
+                notes = check(x, k, -1, direction, strategy="rows", device=d)
+            assert notes["packed"], notes
+    # chunks of long rows (a chunk starts on a word: chunks are 64 long here)
+    d = tuned(**SMALL_CHUNKS)
+    x = rows_cases(rng, dtype, 1028, rows=5)  # a last chunk of 4: fewer than K = 8
+    for k, direction in ((2, "decreasing"), (8, "increasing")):
+        notes = check(x, k, -1, direction, strategy="rows", device=d)
+        assert notes["packed"] and notes["chunks"] > 1, notes
+
+
+@pytest.mark.parametrize("dtype", PACKED_DTYPES)
+def test_packed_threshold(tuned, dtype):
+    # as test_threshold_dtypes, on rows of whole words (4100) and a partial last word (4102:
+    # 8-bit); rows 3-4 tie at T past the cap (the fallback)
+    d = tuned(**NO_CHUNKS)
+    rng = rng_for("packed threshold", dtype)
+    for n in (4100, 4102):
+        x = np.concatenate([random_values(rng, (3, n), dtype, ties=False),
+                            random_values(rng, (2, n), dtype)])
+        x[3] = x[3, 0]
+        x[4] = np.where(np.arange(n) % 3 == 0, x[4, 0], x[4, 1])
+        t = dg.asarray(np.pad(x, ((0, 0), (0, -n % 4))), device=d)[:, :n]
+        for direction in ("decreasing", "increasing"):
+            for k in (1, 8, 100):
+                notes = check(t, k, -1, direction, strategy="threshold", device=d)
+                assert notes["packed"], notes
+        assert list(fallback_flags(t, 8, device=d)[3:]) == [1, 1]
+
+
+def test_packed_views_and_off(tuned):
+    d = tuned(**NO_CHUNKS)
+    rng = rng_for("packed views")
+    x = rows_cases(rng, "float16", 4098, rows=6)
+    t = dg.asarray(x, device=d)
+    # rows starting mid-word (the binding's offset, checked when bound: element loads), an
+    # offset of whole words, a strided axis and odd rows (element loads by the plan)
+    for view, k in ((t[:, 1:], 8), (t[:, 3:], 100), (t[1:, 2:], 8), (t[:, 2:300], 6)):
+        check(view, k, -1, "decreasing", device=d)
+        check(view, k, -1, "increasing", device=d)
+    notes = check(t[:, ::2], 8, -1, device=d)
+    assert not notes["packed"], notes
+    notes = check(x[:, :301], 8, -1, device=d)
+    assert not notes["packed"], notes
+    # bindings split into windows: words across a window's end
+    w = dg.Device(max_binding_size=4096)
+    notes = check(random_values(rng, (3, 4500), "float16"), 7, -1, device=w)
+    assert notes["packed"], notes
+    # the element path for the same rows where tuning turns words off
+    d = tuned(TOPK_PACKED=False)
+    for k in (1, 8):
+        notes = check(x, k, -1, device=d)
+        assert not notes.get("packed"), notes
 
 
 # -- strategy "select": one workgroup per row, rows in registers ----------------------

@@ -219,8 +219,9 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                      unroll=tuning.TOPK_THRESHOLD_UNROLL, buckets=buckets, cap=tcap,
                      t_sort=k > 1 and buckets >= tuning.TOPK_THRESHOLD_SORT_T_MIN_BUCKETS,
                      c_sort=k > 1 and k >= tuning.TOPK_THRESHOLD_SORT_CANDS_MIN_K,
-                     k_one=k == 1), {}, rows)
-            notes.update(buckets=buckets)
+                     k_one=k == 1, packed=packed_rows(shape, dt) and n >= dt.per_word * twg),
+                {}, rows)
+            notes.update(buckets=buckets, packed=steps[-1].variables["packed"])
             if k == 1:  # exact as it is: no candidates, no fallback
                 notes.update(strategy="threshold")
                 return TopKPlan(steps, scratch, notes)
@@ -296,6 +297,15 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     return TopKPlan(steps, scratch, notes)
 
 
+def packed_rows(shape: TopKShape, dt) -> bool:
+    """May the rows be read a word at a time: an 8/16-bit type (tuning.TOPK_PACKED),
+    contiguous rows, each starting on a word boundary (kept input strides in whole words;
+    the binding's offset is checked when bound: CompiledTopK.launches)."""
+    w = dt.per_word
+    return (tuning.TOPK_PACKED and w > 1 and shape.axis_strides[0] == 1
+            and all(d.strides[0] % w == 0 for d in shape.kept))
+
+
 def select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes) -> tuple[dict, int]:
     """The select kernel's template variables (without guard, source, sink, binds) and the
     number of survivors at which its radix select stops and sorts."""
@@ -357,9 +367,9 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
         if k > tuning.TOPK_ROWS_CHUNK_SMALL_K:
             chunk = min(max(chunk, tuning.TOPK_ROWS_CHUNK_PER_K * _pow2_ceil(k)),
                         tuning.TOPK_ROWS_CHUNK_MAX)
-        # (over contiguous rows K = 1 stays a reduction: "threshold" or "select")
+        # (over contiguous rows K = 1 is a reduction for "threshold" where it takes them)
         if (rows >= below or k > tuning.TOPK_ROWS_CHUNK_MAX_K or 2 * k > chunk
-                or (k == 1 and contiguous)):
+                or (k == 1 and contiguous and rows >= tuning.TOPK_THRESHOLD_LONG_MIN_ROWS)):
             return 0
         lists = _ceil(n, chunk)
         n = min(n, chunk)
@@ -395,13 +405,16 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     per = wg // tpr
     binds = out_binds if lists == 1 else ("input", "cout")
     tasks = rows * lists
+    # whole words: every bucket's first thread has one (then B >= K buckets hold elements)
+    packed = packed_rows(shape, dt) and n >= dt.per_word * buckets and not interleave
     add("topk_rows.wgsl.j2", dict(binds=binds, wg=wg, tpr=tpr, buckets=buckets, cap=cap,
                                   unroll=tuning.TOPK_ROWS_UNROLL, interleave=interleave,
-                                  sink="output" if lists == 1 else "cands"),
+                                  sink="output" if lists == 1 else "cands", packed=packed),
         {} if lists == 1 else dict(n_out=tasks, aux1=rows, chunk=n, n_split=lists),
         _ceil(tasks, per), cout=None if lists == 1 else "a")
     notes.update(strategy="rows", rows_wg=wg, threads_per_row=tpr, rows_per_group=per,
-                 buckets=buckets, rows_cap=cap, interleave=interleave, chunks=lists)
+                 buckets=buckets, rows_cap=cap, interleave=interleave, chunks=lists,
+                 packed=packed)
     return lists
 
 
@@ -540,8 +553,12 @@ class CompiledTopK(base.CompiledOp):
                 if role in binds:
                     b = scratch[buf]
                     res.append((b, 0, self.plan.scratch[buf]))
+            variables = step.variables
+            if variables.get("packed") and x_off % self.dt.per_word:
+                # a view that starts mid-word: its rows are not whole words; element loads
+                variables = dict(variables, packed=False)
             pipeline, layout = dev.pipelines.get(
-                step.template, **step.variables,
+                step.template, **variables,
                 **_windows(step, len(x_wins), len(i_wins), len(v_wins)))
             params = pack_params(**step.params, in_offset=x_off, out_offset=v_off,
                                  idx_offset=i_off, win_words=dev.window_bytes // 4)
