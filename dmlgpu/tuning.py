@@ -242,6 +242,14 @@ TOPK_SORT_MIN_K = 2
 # Largest K it takes (K=128 over rows of 256/512/2048: 14.5/8.0/2.3 ms against the sort's
 # 4.3/4.9/6.7: the c^2 ranking of ~180 candidates):
 TOPK_ROWS_MAX_K = 32
+# ...but above K = SHORT_MAX_K rows shorter than MIN_N_PER_K x K go to the whole-row sort
+# (its ~1.4 K candidates ranked against each other cost the rows kernel (1.4 K)^2 per row).
+# H100, wgpu-native, 2^26 float16, GPU ms rows -> sort, last / first axis, float32 alike
+# (bench/results/topk-lanes/h100-wgpu-short-sort.json): rows of 32 K = 16 2.83 / 2.49 ->
+# 1.47 / 1.97, K = 8 0.99 / 1.02 -> 1.37 / 1.61; rows of 128 K = 32 2.63 / 3.16 -> 2.16 /
+# 2.34, K = 16 0.87 / 0.95 -> 2.00 / 2.10; rows of 512 K = 32 0.78 -> 2.63.
+TOPK_ROWS_SHORT_MAX_K = 8
+TOPK_ROWS_MIN_N_PER_K = 8
 # Rows at most this long (longer rows: "threshold", one workgroup per row)...
 TOPK_ROWS_MAX_N = 4096
 # ...or, over an outer axis (lanes along rows), any length with at least this many rows.
@@ -303,8 +311,19 @@ TOPK_ROWS_UNROLL = 8
 # 0.113; 2^23 K = 8 / 128 0.193 / 0.277 -> 0.130 / 0.177; no point slower (rows of 32-128,
 # K = 8-32, ranking-bound: 2-8%). Dawn alike.
 TOPK_PACKED = True
-# Over an outer axis, lanes cover this many bytes of consecutive rows (a 32-byte sector).
+# Over an outer axis, lanes cover this many bytes of consecutive rows (a 32-byte sector)...
 TOPK_ROWS_LANE_BYTES = 32
+# ...and rows from LANE_WIDE_N long LANE_ROWS rows (at most LANE_MAX_BYTES), when there are
+# as many. H100, wgpu-native, 2^26 elements, first axis, K = 1 / 2 / 8, GPU ms at lanes of
+# 32 / 64 / 128 bytes (bench/results/topk-lanes/h100-wgpu-lanes.json): float32 rows of 2048
+# 0.372 / 0.245 / 0.194 (K = 1), 8192 0.401 / 0.238 / 0.196 (K = 8), 512 0.195 / 0.196 /
+# 0.164; float16 rows of 512 0.193 / 0.158 / 0.156, 2048 0.211 / 0.176 / 0.189 (K = 8),
+# 32768 0.383 / 0.354 / 0.395 (K = 2): 32 rows either way (128 bytes of float32, 64 of
+# float16). Rows of 32 and 128 at K = 8 were slower with more lanes (float16 rows of 32
+# 1.015 / 1.149 / 1.434): 32 bytes there.
+TOPK_ROWS_LANE_ROWS = 32
+TOPK_ROWS_LANE_MAX_BYTES = 128
+TOPK_ROWS_LANE_WIDE_N = 512
 # Candidate slots per row: this many per K (to a power of two; 1.4 K expected for distinct
 # keys), at least MIN_CAP; more candidates (ties at T) take the kernel's K-round fallback.
 TOPK_ROWS_CAP_PER_K = 4

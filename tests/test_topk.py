@@ -200,8 +200,13 @@ def rows_cases(rng, dtype, n, rows=6):
     return x
 
 
+# the rows kernel also where short rows with K > TOPK_ROWS_SHORT_MAX_K go to the sort
+SHORT_ROWS = dict(TOPK_ROWS_MIN_N_PER_K=0)
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_rows_dtypes(dev, dtype):
+def test_rows_dtypes(tuned, dtype):
+    dev = tuned(**SHORT_ROWS)
     rng = rng_for("rows", dtype)
     for n, ks in ((3, (1, 2, 3)), (40, (1, 2, 7, 32)), (300, (1, 5, 17, 32)),
                   (2100, (2, 8, 32))):
@@ -221,7 +226,38 @@ def test_rows_dtypes(dev, dtype):
     notes = check(np.ascontiguousarray(x.T), 9, 0, "increasing", strategy="rows", device=dev)
 
 
-def test_rows_layouts(dev):
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint8"])
+def test_rows_lanes(tuned, dtype):
+    # over an outer axis, lanes over 32 bytes of neighbouring rows; from rows of
+    # TOPK_ROWS_LANE_WIDE_N on over TOPK_ROWS_LANE_ROWS rows (at most LANE_MAX_BYTES, and
+    # no more than 2K buckets' threads per lane allow); the last workgroup's rows partial
+    d = tuned()
+    rng = rng_for("rows lanes", dtype)
+    bits = np.dtype(dtype).itemsize * 8
+    narrow = 32 * 8 // bits
+    for n, rows in ((300, 45), (600, 45), (600, 70)):
+        x = np.ascontiguousarray(rows_cases(rng, dtype, n, rows=rows).T)
+        for k, direction in ((1, "decreasing"), (8, "increasing"), (32, "decreasing")):
+            notes = check(x, k, 0, direction, strategy="rows", device=d)
+            wide = max(narrow, min(32, 128 * 8 // bits)) if n >= 512 else narrow
+            cap = max(1, d.limits["max-compute-invocations-per-workgroup"] // (2 * k))
+            assert notes["interleave"] and notes["lane_rows"] == min(wide, cap), notes
+
+
+def test_rows_short_large_k(tuned):
+    # rows shorter than TOPK_ROWS_MIN_N_PER_K x K, K > TOPK_ROWS_SHORT_MAX_K: the sort
+    d = tuned()
+    rng = rng_for("rows short")
+    x = rows_cases(rng, "float16", 128, rows=20)
+    for k, strategy in ((8, "rows"), (16, "rows"), (17, "sort"), (32, "sort")):
+        check(x, k, -1, "decreasing", strategy=strategy, device=d)
+        check(np.ascontiguousarray(x.T), k, 0, "increasing", strategy=strategy, device=d)
+    check(x[:, :32], 16, -1, "increasing", strategy="sort", device=d)
+    check(x[:, :32], 8, -1, "increasing", strategy="rows", device=d)
+
+
+def test_rows_layouts(tuned):
+    dev = tuned(**SHORT_ROWS)
     rng = rng_for("rows layouts")
     # many rows per workgroup (TPR 2: 128 rows), more threads than elements (K = 32 of 40)
     x = rows_cases(rng, "float32", 33, rows=300)

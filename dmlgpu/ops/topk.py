@@ -358,6 +358,9 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     inner = abs(shape.kept[-1].strides[0]) if shape.kept else 0
     lane_rows = max(1, tuning.TOPK_ROWS_LANE_BYTES * 8 // dt.bits)
     interleave = 0 < inner < abs(shape.axis_strides[0]) and rows >= lane_rows
+    if n >= tuning.TOPK_ROWS_LANE_WIDE_N:  # longer rows: more of them side by side
+        lane_rows = max(lane_rows, min(tuning.TOPK_ROWS_LANE_ROWS, _pow2_floor(rows),
+                                       tuning.TOPK_ROWS_LANE_MAX_BYTES * 8 // dt.bits))
     lists = 1
     if n > tuning.TOPK_ROWS_MAX_N and not (interleave and rows >= tuning.TOPK_ROWS_MIN_ROWS):
         contiguous = abs(shape.axis_strides[0]) == 1
@@ -377,6 +380,8 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
             interleave and k <= tuning.TOPK_ROWS_CHUNK_MAX_K
             and n >= tuning.TOPK_ROWS_CHUNK_PER_K * _pow2_ceil(k)):
         return 0  # (rows of lanes long enough for K up to the chunks' run whole)
+    elif k > tuning.TOPK_ROWS_SHORT_MAX_K and n < tuning.TOPK_ROWS_MIN_N_PER_K * k:
+        return 0  # short rows, large K: the whole-row sort ranks fewer pairs
     tpr = max(_pow2_ceil(_ceil(n, tuning.TOPK_ROWS_ELEMS)), _pow2_ceil(2 * k))
     if interleave:  # lane_rows rows side by side: a larger workgroup for 2K buckets
         lane_rows = min(lane_rows, max(1, top // _pow2_ceil(2 * k)))
@@ -414,7 +419,7 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
         _ceil(tasks, per), cout=None if lists == 1 else "a")
     notes.update(strategy="rows", rows_wg=wg, threads_per_row=tpr, rows_per_group=per,
                  buckets=buckets, rows_cap=cap, interleave=interleave, chunks=lists,
-                 packed=packed)
+                 packed=packed, lane_rows=lane_rows if interleave else 0)
     return lists
 
 
