@@ -320,7 +320,9 @@ TOPK_ROWS_LANE_BYTES = 32
 # 0.164; float16 rows of 512 0.193 / 0.158 / 0.156, 2048 0.211 / 0.176 / 0.189 (K = 8),
 # 32768 0.383 / 0.354 / 0.395 (K = 2): 32 rows either way (128 bytes of float32, 64 of
 # float16). Rows of 32 and 128 at K = 8 were slower with more lanes (float16 rows of 32
-# 1.015 / 1.149 / 1.434): 32 bytes there.
+# 1.015 / 1.149 / 1.434): 32 bytes there. The first-axis grid, 32 bytes -> these numbers
+# (h100-wgpu-lanes-grid.json, 94 points, K = 1-128): 44 faster by over 5%, one slower
+# (float32 rows of 512, K = 32: 0.822 -> 0.947 ms).
 TOPK_ROWS_LANE_ROWS = 32
 TOPK_ROWS_LANE_MAX_BYTES = 128
 TOPK_ROWS_LANE_WIDE_N = 512
