@@ -298,7 +298,10 @@ TOPK_ROWS_ELEMS = 32
 # Threads per workgroup (fewer where workgroup memory is short; over an outer axis more,
 # up to the device's limit, for 2K buckets beside the rows a sector holds).
 TOPK_ROWS_WG = 256
-# Loads in flight per thread.
+# Loads in flight per thread. Swept 4 / 8 / 16 over the first axis (H100, wgpu-native, 2^26
+# elements, rows of 512-2^23, bench/results/topk-lanes/h100-wgpu-rows-unroll.json): 16 is up
+# to 12% faster at K = 1 (float16 rows of 8192 0.225 -> 0.198 ms) and up to 21% slower at K
+# = 8 (rows of 524288 0.196 -> 0.237); 4 slower everywhere: 8.
 TOPK_ROWS_UNROLL = 8
 # 8/16-bit contiguous rows on word boundaries: "rows" (at least a word per bucket) and
 # "threshold" (at least a word per thread) read whole words, one lane_keys per word, rather
