@@ -312,7 +312,9 @@ TOPK_ROWS_UNROLL = 8
 # rows of 512 K = 1 / 8 0.174 / 0.215 -> 0.105 / 0.151; 2048 K = 8 0.179 -> 0.114; 8192
 # K = 2 / 32 / 128 0.200 / 0.236 / 0.398 -> 0.137 / 0.175 / 0.335; 524288 K = 1 0.254 ->
 # 0.113; 2^23 K = 8 / 128 0.193 / 0.277 -> 0.130 / 0.177; no point slower (rows of 32-128,
-# K = 8-32, ranking-bound: 2-8%). Dawn alike.
+# K = 8-32, ranking-bound: 2-8%). Dawn alike. "wide" reads words too (at least a word per
+# bucket): float16 K = 1024 (h100-wgpu-wide-packed.json) rows of 8192 0.432 -> 0.376 ms
+# (1.79x -> 2.07x torch), 32768 0.266 -> 0.204, 2^19-2^23 (chunks) 0.435-0.479 -> 0.373-0.417.
 TOPK_PACKED = True
 # Over an outer axis, lanes cover this many bytes of consecutive rows (a 32-byte sector)...
 TOPK_ROWS_LANE_BYTES = 32

@@ -682,6 +682,30 @@ def test_wide_subgroups_unlike_assumed(tuned):
     assert list(fallback_flags(x, 500, device=d, strategy="wide")) == [1, 1, 1, 1]
 
 
+@pytest.mark.parametrize("lanes", ["lanes", "no lanes"])
+@pytest.mark.parametrize("dtype", PACKED_DTYPES)
+def test_wide_packed(tuned, dtype, lanes):
+    # 8/16-bit rows read a word at a time: rows of whole words (4100) and with a partial last
+    # word (4101, of rows of 4104), rows that tie at T past the cap (the fallback), chunks of
+    # few long rows, and a view starting mid-word (element loads, chosen when bound)
+    d = tuned(**WIDE, **LANES[lanes])
+    rng = rng_for("wide packed", dtype)
+    x = np.concatenate([random_values(rng, (3, 4104), dtype, ties=False),
+                        random_values(rng, (2, 4104), dtype)])
+    x[3] = x[3, 0]
+    x[4] = np.where(np.arange(4104) % 3 == 0, x[4, 0], x[4, 1])
+    t = dg.asarray(x, device=d)
+    for n in (4100, 4101):
+        for direction, k in (("decreasing", 300), ("increasing", 500)):
+            notes = check(t[:, :n], k, -1, direction, strategy="wide", device=d)
+            assert notes["packed"] and notes["wide_lane_bits"] == lane_bits(d, lanes), notes
+        assert fallback_flags(t[:, :n], 300, device=d, strategy="wide")[3] == 1
+    check(t[:, 1:], 300, -1, "decreasing", strategy="wide", device=d)
+    y = random_values(rng, (2, 20000), dtype)
+    notes = check(y, 200, -1, "increasing", strategy="wide", device=d)
+    assert notes["packed"] and notes["chunks"] > 1, notes
+
+
 def test_wide_views_and_long_rows(tuned):
     w = tuned(**WIDE)
     x = random_values(rng_for("wide views"), (3, 2500, 4), "float32")

@@ -229,7 +229,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         # through the merge passes below like the select kernel's
         chunked = lists > 1 and rows < tuning.TOPK_THRESHOLD_MIN_ROWS
         wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked,
-                                            smem, max_wg, out_binds, subgroup_size)
+                                            smem, max_wg, out_binds, subgroup_size,
+                                            packed_rows(shape, dt))
         chunked = chunked and wide
         guarded = threshold or wide
         if guarded:  # per-row (per-chunk) flags: what the fallback kernels below redo
@@ -424,14 +425,16 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
 
 
 def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, out_binds,
-               subgroup_size) -> bool:
+               subgroup_size, packed_ok=False) -> bool:
     """Adds the "wide" kernel's step if the problem suits it (K above the "threshold"
     kernel's; N = K to a power of two sort slots, at least 64 and at most
     tuning.TOPK_WIDE_MAX_SLOTS; B buckets, TOPK_WIDE_BUCKETS x K to a power of two, or as
     many as a row (a chunk) holds but at least 2K; C candidate slots within workgroup memory;
     lanes of subgroups where there are some); returns whether it did. A row takes a
     workgroup; `chunked`: each tile-sized chunk of a row takes one instead, writing a
-    candidate list (`lists` of them per row) for the merge passes."""
+    candidate list (`lists` of them per row) for the merge passes. `packed_ok`: the rows
+    may be read a word at a time (packed_rows), which they are where every bucket's
+    thread has a word."""
     slots = max(64, _pow2_ceil(k))
     buckets = min(_pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), _pow2_floor(tile if chunked else n))
     if not (tuning.TOPK_THRESHOLD_MAX_K < k and slots <= tuning.TOPK_WIDE_MAX_SLOTS
@@ -461,6 +464,8 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     lanes = min(tuning.TOPK_WIDE_LANE_BITS, subgroup_size.bit_length() - 1,
                 (slots // sort_e).bit_length() - 1, log_n - log_e) if subgroup_size else 0
     lanes = lanes if lanes >= 2 else 0
+    # (every thread then has a word for each of its buckets)
+    packed = packed_ok and (tile if chunked else n) >= dt.per_word * buckets
     add("topk_wide.wgsl.j2",
         dict(binds=(("input", "cout") if chunked else out_binds) + ("ctl",), wg=wg,
              unroll=unroll, buckets=buckets, cap=cap, slots=slots, sort_e=sort_e,
@@ -468,7 +473,7 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
              rank_cost=min(tuning.TOPK_WIDE_RANK_COST, (1 << 32) // slots - 1), stage=stage,
              octaves=octaves, rank_bins=rank_bins,
              sg_bits=lanes, bins=bins, passes=passes, sel_passes=sel_passes,
-             sink="cands" if chunked else "output"),
+             sink="cands" if chunked else "output", packed=packed),
         dict(chunk=tile, n_split=lists) if chunked else {}, rows * lists if chunked else rows,
         cout="a" if chunked else None)
     if lanes:
@@ -477,7 +482,7 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
         rounds = bitonic_rounds(log_n, log_e)
         transfers = 1 + sum(a[0] != b[0] for a, b in zip(rounds, rounds[1:], strict=False))
     notes.update(buckets=buckets, wide_wg=wg, wide_cap=cap, wide_slots=slots, wide_e=sort_e,
-                 wide_lane_bits=lanes, wide_transfers=transfers)
+                 wide_lane_bits=lanes, wide_transfers=transfers, packed=packed)
     return True
 
 
