@@ -204,6 +204,17 @@ def rows_cases(rng, dtype, n, rows=6):
 SHORT_ROWS = dict(TOPK_ROWS_MIN_N_PER_K=0)
 
 
+def tie_rows(rng, dtype: str, n: int) -> np.ndarray:
+    """Five rows of n: 0-2 distinct-ish values with the type's extremes (few candidates),
+    3 one value throughout and 4 two values, so that their ties at T overflow the
+    candidate slots into a fallback."""
+    x = np.concatenate([random_values(rng, (3, n), dtype, ties=False),
+                        random_values(rng, (2, n), dtype)])
+    x[3] = x[3, 0]
+    x[4] = np.where(np.arange(n) % 3 == 0, x[4, 0], x[4, 1])
+    return x
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_rows_dtypes(tuned, dtype):
     dev = tuned(**SHORT_ROWS)
@@ -388,10 +399,7 @@ def test_packed_threshold(tuned, dtype):
     d = tuned(**NO_CHUNKS)
     rng = rng_for("packed threshold", dtype)
     for n in (4100, 4102):
-        x = np.concatenate([random_values(rng, (3, n), dtype, ties=False),
-                            random_values(rng, (2, n), dtype)])
-        x[3] = x[3, 0]
-        x[4] = np.where(np.arange(n) % 3 == 0, x[4, 0], x[4, 1])
+        x = tie_rows(rng, dtype, n)
         t = dg.asarray(np.pad(x, ((0, 0), (0, -n % 4))), device=d)[:, :n]
         for direction in ("decreasing", "increasing"):
             for k in (1, 8, 100):
@@ -503,10 +511,7 @@ def test_threshold_dtypes(tuned, dtype, t_by):
     # rows 3-4: one or two values, so their ties at T overflow into the fallback
     d = tuned(**NO_CHUNKS, **T_BY[t_by])
     rng = rng_for("threshold", dtype)
-    x = np.concatenate([random_values(rng, (3, 4099), dtype, ties=False),
-                        random_values(rng, (2, 4099), dtype)])
-    x[3] = x[3, 0]
-    x[4] = np.where(np.arange(4099) % 3 == 0, x[4, 0], x[4, 1])
+    x = tie_rows(rng, dtype, 4099)
     for direction in ("decreasing", "increasing"):
         for k in (1, 8, 64):
             notes = check(x, k, -1, direction, strategy="threshold", device=d)
@@ -604,10 +609,7 @@ def test_wide_dtypes(tuned, dtype, lanes):
     # values, so their ties at T overflow the slots into the fallback
     rng = rng_for("wide", dtype)
     big = 1000  # about 1390 candidates: the K best of them are selected (step 4)
-    x = np.concatenate([random_values(rng, (3, 4099), dtype, ties=False),
-                        random_values(rng, (2, 4099), dtype)])
-    x[3] = x[3, 0]
-    x[4] = np.where(np.arange(4099) % 3 == 0, x[4, 0], x[4, 1])
+    x = tie_rows(rng, dtype, 4099)
     d = tuned(**WIDE, **LANES[lanes])
     for direction in ("decreasing", "increasing"):
         for k in (300, big):  # (K just above "threshold"'s: test_wide_sizes_and_k)
@@ -690,10 +692,7 @@ def test_wide_packed(tuned, dtype, lanes):
     # few long rows, and a view starting mid-word (element loads, chosen when bound)
     d = tuned(**WIDE, **LANES[lanes])
     rng = rng_for("wide packed", dtype)
-    x = np.concatenate([random_values(rng, (3, 4104), dtype, ties=False),
-                        random_values(rng, (2, 4104), dtype)])
-    x[3] = x[3, 0]
-    x[4] = np.where(np.arange(4104) % 3 == 0, x[4, 0], x[4, 1])
+    x = tie_rows(rng, dtype, 4104)
     t = dg.asarray(x, device=d)
     for n in (4100, 4101):
         for direction, k in (("decreasing", 300), ("increasing", 500)):
