@@ -211,17 +211,18 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         twg = tuning.TOPK_THRESHOLD_WG
         threshold = (k <= min(tuning.TOPK_THRESHOLD_MAX_K, twg) and n >= twg
                      and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_LONG_MIN_ROWS))
+        words = packed_rows(shape, dt)  # (each kernel's own bound below)
         if threshold:
             tcap = tuning.TOPK_THRESHOLD_CAP
+            tpacked = words and n >= dt.per_word * twg  # a word per thread
             buckets = min(twg, max(tuning.TOPK_THRESHOLD_MIN_BUCKETS, _pow2_ceil(2 * k)))
             add("topk_threshold.wgsl.j2",
                 dict(binds=out_binds + (() if k == 1 else ("ctl",)), wg=twg,
                      unroll=tuning.TOPK_THRESHOLD_UNROLL, buckets=buckets, cap=tcap,
                      t_sort=k > 1 and buckets >= tuning.TOPK_THRESHOLD_SORT_T_MIN_BUCKETS,
                      c_sort=k > 1 and k >= tuning.TOPK_THRESHOLD_SORT_CANDS_MIN_K,
-                     k_one=k == 1, packed=packed_rows(shape, dt) and n >= dt.per_word * twg),
-                {}, rows)
-            notes.update(buckets=buckets, packed=steps[-1].variables["packed"])
+                     k_one=k == 1, packed=tpacked), {}, rows)
+            notes.update(buckets=buckets, packed=tpacked)
             if k == 1:  # exact as it is: no candidates, no fallback
                 notes.update(strategy="threshold")
                 return TopKPlan(steps, scratch, notes)
@@ -229,8 +230,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         # through the merge passes below like the select kernel's
         chunked = lists > 1 and rows < tuning.TOPK_THRESHOLD_MIN_ROWS
         wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked,
-                                            smem, max_wg, out_binds, subgroup_size,
-                                            packed_rows(shape, dt))
+                                            smem, max_wg, out_binds, subgroup_size, words)
         chunked = chunked and wide
         guarded = threshold or wide
         if guarded:  # per-row (per-chunk) flags: what the fallback kernels below redo
