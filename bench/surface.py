@@ -172,15 +172,22 @@ class Surface:
                                check, tfn, host.nbytes)
             del flat, th
 
-    def argreduce(self):
-        for shape, dtype in itertools.product(ARG_SHAPES[self.size], ARG_DTYPES):
+    def argreduce(self, shapes=None, dtypes=ARG_DTYPES, ops=("argmax", "argmin"),
+                  axes_sets=None, check_every=ARG_CHECK_EVERY):
+        """The ArgMax/ArgMin grid; bench.tuning_sweep picks parts of it (axes_sets: the
+        subsets to run, every one by default)."""
+        for shape, dtype in itertools.product(shapes or ARG_SHAPES[self.size], dtypes):
+            shape = tuple(shape)
+            subsets = [a for a in _subsets(len(shape))
+                       if axes_sets is None or list(a) in axes_sets]
+            if not subsets:
+                continue
             n = int(np.prod(shape))
             host = _random(self.rng, n, dtype).reshape(shape)
             x = dg.asarray(host, device=self.dev)
             th = self._cuda(host)
-            for i, (axes, op) in enumerate(itertools.product(_subsets(len(shape)),
-                                                             ("argmax", "argmin"))):
-                checked = self.quick or i % ARG_CHECK_EVERY == 0
+            for i, (axes, op) in enumerate(itertools.product(subsets, ops)):
+                checked = self.quick or i % check_every == 0
                 red = int(np.prod([shape[a] for a in axes]))
                 labels = {"shape": list(shape), "axes": list(axes), "reduced": red, "op": op}
                 tfn = None

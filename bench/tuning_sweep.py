@@ -9,7 +9,9 @@ has CUDA, a first pass under the first config, named "NAME (torch pass)", times 
 default "grid"): {"dtypes": [...], "log_n": [...], "axes": [-1, 0], "ks": [...],
 "elements": 2^26}: row length 2^log_n, rows so that a point holds `elements`, as the
 surface's TopK grid; NonZero: {"grid": "nonzero", "dtypes": [...], "densities": [...],
-"ranks": [...], "log2": 24}. Each point
+"ranks": [...], "log2": 24}; ArgMax/ArgMin: {"grid": "argreduce", "dtypes": [...],
+"shapes": [...], "axes": [[0], [0, 2], ...] or "points": [[shape, axes], ...], "ops":
+["argmax"], "check_every": 1}. Each point
 (bench.surface's record, checked against numpy; TopK with the plan's notes) goes to
 OUT.json.
 """
@@ -30,13 +32,16 @@ except Exception:  # no torch, or no CUDA: our times only
     torch = None
 
 
-def sweep(impl: str, configs: list, spec: dict) -> list[dict]:
+def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[dict]:
+    """Every config's points; written to `out` after each pass too (a run cut short keeps
+    the passes it finished)."""
     defaults = {k: getattr(tuning, k) for _, c, *_ in configs for k in c}
     points = []
     # torch is timed in a pass of its own (the first configuration again, its points named
     # "NAME (torch pass)"): our figures taken beside torch's read up to 25% high at some
     # points (H100: 1.55 against 1.24 ms for the same code)
-    passes = [(f"{configs[0][0]} (torch pass)", *configs[0][1:])] if torch is not None else []
+    passes = [(f"{configs[0][0]} (torch pass)", *configs[0][1:])] \
+        if torch is not None and spec.get("torch", True) else []
     try:
         for ci, (name, cfg, *over) in enumerate(passes + list(configs)):
             sp = dict(spec, **(over[0] if over else {}))
@@ -48,7 +53,18 @@ def sweep(impl: str, configs: list, spec: dict) -> list[dict]:
                             policy=Policy(2, 5, 0.05, 0.0), peers=[], progress=prog)
             sf = surface.Surface(runner, False, prog, torch if ci < len(passes) else None)
             sf.tag = {"cfg": name}
-            if sp.get("grid") == "nonzero":
+            if sp.get("grid") == "argreduce":
+                # "points": [[shape, axes], ...], else every "axes" set of every shape
+                per_shape = {}
+                for shape, axes in sp.get("points", []):
+                    per_shape.setdefault(tuple(shape), []).append(list(axes))
+                for shape, axes in (per_shape.items() or
+                                    [(s, sp.get("axes")) for s in sp.get("shapes") or [None]]):
+                    sf.argreduce([shape] if shape else None, sp["dtypes"],
+                                 sp.get("ops", ("argmax",)), axes, sp.get("check_every", 1))
+                for p in sf.points:
+                    p["notes"] = _arg_notes(dev, p)
+            elif sp.get("grid") == "nonzero":
                 sf.nonzero(sp["dtypes"], sp["densities"], sp["ranks"], sp.get("log2", 24))
             else:
                 sf.topk(sp["dtypes"], sp["log_n"], sp["axes"], ("decreasing",), sp["ks"],
@@ -57,10 +73,22 @@ def sweep(impl: str, configs: list, spec: dict) -> list[dict]:
                     p["notes"] = _topk_notes(dev, p)
             points += sf.points
             del sf, runner, dev
+            if out:
+                with open(out, "w") as f:
+                    json.dump(points, f, indent=1)
     finally:
         for k, v in defaults.items():
             setattr(tuning, k, v)
     return points
+
+
+def _arg_notes(dev, p: dict) -> dict:
+    """The plan notes of an ArgMax/ArgMin surface point's call."""
+    shape, axes = tuple(p["shape"]), tuple(p["axes"])
+    out = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    desc = dg.ArgMaxDesc if p["op"] == "argmax" else dg.ArgMinDesc
+    op = dev.compile(desc(dg.TensorDesc(p["dtype"], shape), dg.TensorDesc("uint32", out), axes))
+    return {a: b for a, b in op.plan.notes.items() if isinstance(b, (int, str, bool, float))}
 
 
 def _topk_notes(dev, p: dict) -> dict:
@@ -77,5 +105,4 @@ def _topk_notes(dev, p: dict) -> dict:
 
 if __name__ == "__main__":
     impl, out = sys.argv[1], sys.argv[2]
-    with open(out, "w") as f:
-        json.dump(sweep(impl, json.loads(sys.argv[3]), json.loads(sys.argv[4])), f, indent=1)
+    sweep(impl, json.loads(sys.argv[3]), json.loads(sys.argv[4]), out)

@@ -46,6 +46,14 @@ def _pow2_floor(n: int) -> int:
     return 1 << max(0, n.bit_length() - 1)
 
 
+def rows_bytes(dt, sink: str = "index") -> int:
+    """Bytes a thread of a row plan reads at least (tuning.ROWS_BYTES; ArgMax/ArgMin of
+    8/16-bit rows: PACKED_ROWS_BYTES)."""
+    if tuning.ROWS_BYTES <= 0 or sink != "index":
+        return tuning.ROWS_BYTES
+    return tuning.PACKED_ROWS_BYTES.get(dt.bits, tuning.ROWS_BYTES)
+
+
 def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
               *, sink: str = "index", template: str = "argreduce.wgsl.j2",
               extra: dict | None = None) -> Plan:
@@ -67,13 +75,13 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # contiguous rows shorter than a workgroup's share: TPR threads per row, several rows
     # per group (ROWS_BYTES, at least an unrolled iteration's elements, per thread, and at
     # least 2 threads per row from twice that)
-    elems = max(tuning.REDUCE_UNROLL, tuning.ROWS_BYTES * 8 // dt.bits)
+    elems = max(tuning.REDUCE_UNROLL, rows_bytes(dt, sink) * 8 // dt.bits)
     tpr = min(wg, _pow2_floor(n_red // elems))
     if n_red >= 2 * tuning.REDUCE_UNROLL:
         tpr = max(tpr, 2)
     # few rows: more threads each, up to a workgroup (64 rows of 1000 float32 took 0.015 ms
     # at 32 threads a row, 8 workgroups, against 0.008 ms with a workgroup each; H100)
-    tpr = max(tpr, min(wg, _pow2_floor(tuning.TARGET_THREADS // max(1, n_out))))
+    tpr = max(tpr, min(wg, _pow2_floor(tuning.ROWS_TARGET_THREADS // max(1, n_out))))
     segmented = red_contig and 2 <= tpr < wg and tuning.ROWS_BYTES > 0
     # a small contiguous kept block right under the reduced dims ((n, 2) over n, (h, w, 3)
     # over h and w): its outputs share a workgroup, lanes interleaved over them, so that the
@@ -108,15 +116,35 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     else:
         strategy, threads = "col", n_out
         max_split = _ceil(n_red, tuning.MIN_COL_CHUNK)
-    # short 8/16-bit columns: a thread per word of neighbouring outputs (the innermost kept
-    # dim contiguous and whole words, every other stride whole words)
+    # 8/16-bit columns ("tilecol"): a thread per word of neighbouring outputs (the innermost
+    # kept dim contiguous and whole words, every other stride whole words), several row
+    # groups per workgroup over the reduced range
     pw = dt.per_word
-    packed_col = (strategy == "col" and pw > 1 and n_red < tuning.PACKED_COL_BELOW_RED
-                  and kept_contig and kept[-1].strides[0] == 1
-                  and kept[-1].size % pw == 0
-                  and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
-    if packed_col:
-        threads = n_out // pw
+    tilecol = ((strategy == "col" or (interleave and sink == "index")) and pw > 1
+               and tuning.TILECOL and kept_contig and kept[-1].strides[0] == 1
+               and kept[-1].size % pw == 0
+               and kept[-1].size * dt.bits >= tuning.TILECOL_MIN_INNER_BITS
+               and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
+    ry = 1
+    if tilecol:
+        n_words = n_out // pw
+        inner_words = kept[-1].size // pw
+        wx_min = min(tuning.TILECOL_WX, 1 << max(0, inner_words - 1).bit_length())
+        ry = max(1, min(wg // wx_min, _pow2_floor(n_red // tuning.TILECOL_MIN_ROWS)))
+        strategy, interleave, tpr = "tilecol", False, 0
+        threads = _ceil(n_words, wg // ry) * wg
+        max_split = _ceil(n_red, ry * tuning.TILECOL_MIN_ROWS)
+    # 8/16-bit contiguous rows read as whole words; with several reduced dims only where
+    # the inner runs, the outer reduced strides (positive) and the kept strides are whole
+    # words, and (checked when bound: ops.base) so is the input's offset
+    aligned = (reds[-1].size % pw == 0
+               and all(d.strides[0] > 0 and d.strides[0] % pw == 0 for d in reds[:-1])
+               and all(d.strides[0] % pw == 0 for d in kept))
+    packed = (strategy == "row" and red_contig and pw > 1 and not interleave
+              and (len(reds) == 1 or aligned))
+    if packed and tpr == wg and tuning.PACKED_ROW_CHUNK_WORDS:
+        # a long packed row: at least this many words a workgroup per split
+        max_split = _ceil(n_red // pw, tuning.PACKED_ROW_CHUNK_WORDS)
     split = 1
     if threads < tuning.TARGET_THREADS:
         split = max(1, min(_ceil(tuning.TARGET_THREADS, threads), max_split, tuning.MAX_SPLIT))
@@ -126,6 +154,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         groups = n_out // inner * split
     elif strategy == "row":
         groups = _ceil(n_out, wg // tpr) * split
+    elif tilecol:
+        groups = _ceil(n_out // pw, wg // ry) * split
     else:
         groups, tpr = _ceil(threads, wg) * split, wg
 
@@ -137,18 +167,20 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if len(reds[0].strides) > 1:  # a same-shape output (Hardmax)
         dims["rout"] = [d.strides[1] for d in reds]
     first_sink = sink if split == 1 else "partials"
-    # 8/16-bit contiguous rows read as whole words; with several reduced dims only where
-    # the inner runs, the outer reduced strides (positive) and the kept strides are whole
-    # words, and (checked when bound: ops.base) so is the input's offset
-    aligned = (reds[-1].size % pw == 0
-               and all(d.strides[0] > 0 and d.strides[0] % pw == 0 for d in reds[:-1])
-               and all(d.strides[0] % pw == 0 for d in kept))
-    packed = (strategy == "row" and red_contig and pw > 1 and not interleave
-              and (len(reds) == 1 or aligned))
+    merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
+    # partials split-major where a thread per output merges them (its warp's loads
+    # neighbouring entries), output-major where a workgroup per output does
+    smajor = merge == "col" and tuning.PARTIALS_SPLIT_MAJOR
+    common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL)
+    unroll = tuning.REDUCE_UNROLL
+    if packed and tpr < wg:
+        # short packed rows: a tile (TPR x unroll words) no longer than a row, else every
+        # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
+        unroll = min(unroll, _pow2_floor(max(1, n_red // pw // tpr)))
     steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
-                                 packed_rows=packed, packed_col=packed_col,
+                                 packed_rows=packed, ry=ry,
                                  interleave=interleave, wg=wg, tpr=tpr,
-                                 idx_words=idx_words, unroll=tuning.REDUCE_UNROLL),
+                                 idx_words=idx_words, unroll=unroll),
                   dict(dims, n_out=n_out, n_red=n_red, chunk=chunk, n_split=split,
                        n_groups=groups),
                   groups, "input", "output" if split == 1 else "partials",
@@ -156,10 +188,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     partial_bytes = 0
     if split > 1:
         partial_bytes = n_out * split * (dt.key_words + 1) * 4
-        merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
         mgroups = n_out if merge == "row" else _ceil(n_out, wg)
         steps.append(Step(template, dict(common, strategy=merge, source="partials", sink=sink,
-                                         packed_rows=False, packed_col=False,
+                                         packed_rows=False, ry=1,
                                          interleave=False, wg=wg, tpr=wg,
                                          idx_words=idx_words, unroll=tuning.REDUCE_UNROLL),
                           dict(dims, n_out=n_out, n_red=split, chunk=split, n_split=1,
@@ -168,7 +199,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     return Plan(steps, partial_bytes, dict(strategy="interleave" if interleave else strategy,
                                            split=split, chunk=chunk,
                                            threads_per_row=tpr if strategy == "row" else 0,
-                                           packed=packed or packed_col))
+                                           packed=packed or tilecol,
+                                           row_groups=ry))
 
 
 def windows(buffer, byte_lo: int, byte_hi: int, window_bytes: int, max_windows: int,

@@ -83,6 +83,16 @@ ROW_MIN_RED = 1024
 # 512 / 2048 / 8192 88 / 91 / 94 / 99%, f16 63 / 83 / 85 / 86%, uint8 rows of 128 / 512 /
 # 2048 65 / 88 / 95%; Hardmax (read n + write n) f32 88-95%, f16 73-74%. (0: off.)
 ROWS_BYTES = 64
+# ... except 8/16-bit rows (read as words), by element bits, and row plans raise threads
+# per row only until ROWS_TARGET_THREADS run. H100, wgpu-native, 2026-11-25 (bench/results/
+# argreduce-tilecol/h100-wgpu-rows-sweep3.json, the surface's ten one-pass row points, % of
+# copy, bytes 64 and 2^20 threads -> 256 / 2^19 (float16), 128 / 2^19 (uint8)): float16
+# rows of 8192 77 -> 83%, (128, 128, 128, 64) over (0, 3) 79 -> 96%, (2, 256, 256, 1024)
+# over (0, 3) 82 -> 103%; uint8 rows of 8192 73 -> 77%, (2, 4096, 8192) over (0, 2) 65 ->
+# 72%, rows of 512 80 -> 78%. float32 keeps 64 bytes (rows of 64 at 256 bytes: 96 -> 72%),
+# and so does Hardmax (float16 rows of 512, fused, at 256 bytes: 1.52 -> 1.68x a copy's
+# time, bench/results/surface/h100-wgpu-argreduce-hardmax-20261125b.json).
+PACKED_ROWS_BYTES = {8: 128, 16: 256}
 # Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
 HARDMAX_ROW_MIN_RED = 64
@@ -95,22 +105,39 @@ HARDMAX_ROW_MIN_RED = 64
 # 4096: 95/90/87% (torch: 1.02x/0.98x/1.71x). Four times a full GPU: the split workgroups
 # end unevenly, and more of them even out the tail.
 TARGET_THREADS = 1 << 20
+# Row plans give rows more threads each (up to a workgroup) until this many run (see
+# PACKED_ROWS_BYTES).
+ROWS_TARGET_THREADS = 1 << 19
 
 # Least work for one workgroup/thread of a split reduction: below this the second pass and
 # the partials cost more than the extra parallelism gives.
 MIN_ROW_CHUNK = 8192  # elements per workgroup (32 per thread at 256 threads)
+# Long 8/16-bit rows read as words: words per workgroup of a split at least (0: elements,
+# MIN_ROW_CHUNK, as 32-bit rows). H100, wgpu-native, 2026-11-25, bench/results/
+# argreduce-tilecol/ (% of copy, MIN_ROW_CHUNK elements -> 16K / 32K / 64K words): uint8
+# 2^27 over every axis 62 -> 68 / 67 / 66%, (2, 256, 256, 1024) over (0, 1, 3) 73 -> 77 /
+# 78 / 65%; float16 2^27 74 -> 77 / 80 / 79%, (512, 512, 512) over (0, 2) 90 -> 90 / 91 / 81%.
+PACKED_ROW_CHUNK_WORDS = 32768
 MIN_COL_CHUNK = 64  # elements per thread
-# 8/16-bit column plans take a word of neighbouring outputs per thread only for reductions
-# shorter than this (H100 surface, 2026-11-24, both implementations, fraction of copy
-# bandwidth: over 2 elements, (2, 4096, 8192) axis 0 uint8 30 -> 74%, float16 34 -> 46%,
-# (2, 256, 256, 1024) axis 0 uint8 31 -> 61%, float16 43 -> 61%; longer ones lost the
-# threads they need: (512, 512, 512) axis 0 uint8 47 -> 34%, (128, 128, 128, 64) over
-# axes (0, 2) float16 48 -> 25%). Loading 8 words a thread instead of 16 does not change
-# that (same GPU, every column plan packed, fraction of copy, element loads -> words:
-# uint8 (512, 512, 512) axis 0 47 -> 34%, (2, 256, 256, 1024) over (0, 1) 47 -> 34%;
-# float16 the same 65 -> 55%; wins only where many splits share a few outputs, float16
-# (2, 256, 256, 1024) over (1, 2) 64 -> 71%).
-PACKED_COL_BELOW_RED = 64
+# 8/16-bit column plans ("tilecol"): a thread per word of neighbouring outputs, TILECOL_WX
+# words side by side (a warp reads one row's 128 bytes), the rest of the workgroup's threads
+# as row groups over the reduced range, at least TILECOL_MIN_ROWS rows each. H100,
+# wgpu-native, 2026-11-25 (bench/results/argreduce-tilecol/, `python -m bench.tuning_sweep`,
+# the surface's 23 column points of uint8 and float16, % of copy bandwidth): element loads
+# and a thread per output -> this: uint8 25-53% -> 49-85%, float16 34-69% -> 47-109%
+# (float16 at 85%: 0 -> 16 of 23 points). Rows per row group 16 / 32 / 64 / 128: uint8
+# (512, 512, 512) axis 0 71 / 71 / 82 / 84%, (2, 4096, 8192) axis 1 47 / 54 / 61 / 66%,
+# float16 (2, 4096, 8192) over (0, 1) 67 / 67 / 72 / 81% (128 loses at uint8 (2, 256, 256,
+# 1024) over (0, 2), 80 -> 74%); 64 words side by side: 2-19 points lower. (The earlier
+# packed column plan, a thread per word without row groups, lost to element loads over
+# long reductions: (512, 512, 512) axis 0 uint8 47 -> 34%; TILECOL False: element loads.)
+TILECOL = True
+TILECOL_WX = 32
+TILECOL_MIN_ROWS = 128
+# An innermost kept dim narrower than this (bits) stays "interleave"/"col": row groups of
+# one word each straddle far-apart kept rows (float16 (8192, 4096, 2) over axis 1, H100,
+# 2026-11-25: interleaved 48% of copy, tilecol 30%).
+TILECOL_MIN_INNER_BITS = 256
 MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
 
 # Reductions whose innermost kept dim is contiguous and directly under the reduced dims go
@@ -129,6 +156,15 @@ INTERLEAVE_BELOW_BITS = 1024
 
 # The merge pass reads partials with a thread per output once there are this many outputs.
 MERGE_COL_MIN_OUT = 4096
+# The merge pass loads this many partials per thread before comparing them, and a thread
+# per output ("col" merge) reads partials stored split-major (neighbouring threads,
+# neighbouring entries). H100, wgpu-native, 2026-11-25 (bench/results/argreduce-tilecol/,
+# the 34 float32/int64 surface points with a split, % of copy, a load per comparison and
+# output-major partials -> this): at 85% 54 -> 67 of 68; float32 (2, 4096, 8192) axis 1
+# 78 -> 93%, (8192, 4096, 2) axis 0 73 -> 86%, int64 (128, 128, 128, 64) over (0, 1) 85 ->
+# 96%; split float16 columns 93-95 -> 99%.
+MERGE_UNROLL = 4
+PARTIALS_SPLIT_MAJOR = True
 
 # NonZeroCoordinates. Measured on an H200 (wgpu-native, 2026-11-22), 8192 x 8192 float32:
 # with 8192-element tiles the count pass read at 3.8 TB/s (70.7 us), and the scatter pass,

@@ -22,7 +22,7 @@ from reference import (
 )
 
 import dmlgpu as dg
-from dmlgpu import tuning
+from dmlgpu import dtypes, plan, tuning
 
 OPS = {"max": dg.argmax, "min": dg.argmin}
 FLOATS = ("float32", "float16")
@@ -200,7 +200,7 @@ def test_packed_rows_many_tiles(tuned, dtype):
     words per thread per tile): the best tile is kept by key alone and the index rebuilt
     from the winner's code, so ties within a tile, across a thread's tiles and across
     threads must all resolve as numpy does."""
-    dev = tuned(TARGET_THREADS=1, REDUCE_UNROLL=2)
+    dev = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1, REDUCE_UNROLL=2)
     n = 20001  # misaligned ends, ~19 tiles of 512 words for 16-bit, ~10 for 8-bit
     rows = float_rows(dtype) if dtype in FLOATS else int_rows(dtype)
     rng = rng_for(dtype, "many tiles")
@@ -441,10 +441,11 @@ def test_segmented_rows(tuned, dtype):
     """Contiguous rows shorter than a workgroup's share: TPR threads per row, several rows
     per workgroup (the last one partly idle): planted extremes, a tie-heavy row, a row of
     one value, packed 8/16-bit rows starting mid-word, negative strides."""
-    d = tuned(TARGET_THREADS=1)  # (else few rows take a workgroup each)
+    d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)  # (else few rows take a workgroup each)
     rng = rng_for("segmented", dtype)
     dt = np.dtype(dtype)
-    for n in (133, 200, 257, 1000, 1500):
+    short_tiles = set()
+    for n in (100, 133, 200, 257, 1000, 1500):
         x = planted(rng, (37, n), dtype)
         x[5] = random_values(rng, (n,), dtype)
         x[6] = x[6, 3]
@@ -452,12 +453,15 @@ def test_segmented_rows(tuned, dtype):
             dg.TensorDesc(dtype, x.shape), dg.TensorDesc("uint32", (37, 1)), (1,)))
         tpr = op.plan.notes["threads_per_row"]
         assert op.plan.notes["strategy"] == "row" and 2 <= tpr < tuning.REDUCE_WG, op.plan.notes
-        elems = max(tuning.REDUCE_UNROLL, tuning.ROWS_BYTES // dt.itemsize)
-        assert tpr == max(2, 1 << ((n // elems).bit_length() - 1)), op.plan.notes
+        elems = max(tuning.REDUCE_UNROLL, plan.rows_bytes(dtypes.lookup(dtype)) // dt.itemsize)
+        assert tpr == max(2, 1 << (max(1, n // elems).bit_length() - 1)), op.plan.notes
+        short_tiles.add(op.plan.steps[0].variables["unroll"] < tuning.REDUCE_UNROLL)
         t = dg.asarray(x, device=d)
         check(x, 1, tensor=t)
         check(x[1:, 1:], 1, tensor=t[1:, 1:], combos=ALL_COMBOS[:2])
         check(x[:, ::-1], 1, tensor=t[:, ::-1], combos=ALL_COMBOS[2:])
+    # packed rows shorter than TPR x REDUCE_UNROLL words take shorter tiles (uint8: n = 100)
+    assert (True in short_tiles) is (dt.itemsize == 1), short_tiles
 
 
 @pytest.mark.parametrize("split", [False, True], ids=["one-pass", "split"])
@@ -467,7 +471,7 @@ def test_interleaved_lanes(tuned, dtype, split):
     over n, (h, w, 4) over h and w): its outputs share a workgroup, lanes interleaved over
     them (3: a lane of four idle). Planted extremes and ties in every column, NaN, a row
     of one value; one pass, or split over workgroups and merged."""
-    d = tuned(MIN_ROW_CHUNK=512) if split else tuned(TARGET_THREADS=1)
+    d = tuned(MIN_ROW_CHUNK=512) if split else tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)
     rng = rng_for("interleave", dtype)
     cases = [((3001, 2), (0,)), ((2, 1500, 3), (1,)), ((40, 31, 4), (0, 1)),
              ((1100, 5), (0,))]
@@ -518,9 +522,11 @@ def test_several_reduced_dims_carry(dev, dtype):
         out = tuple(1 if i in axes else k for i, k in enumerate(shape))
         op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
                                        dg.TensorDesc("uint32", out), axes))
+        if strategy == "col" and np.dtype(dtype).itemsize < 4:
+            strategy = "tilecol"  # (8/16-bit columns: test_tile_columns)
         assert op.plan.notes["strategy"] == strategy, (shape, op.plan.notes)
         assert len(op.reduction.red) == nr, (shape, op.reduction)
-        if strategy == "col" or shape[-1] == 3:
+        if strategy != "row" or shape[-1] == 3:
             assert op.plan.notes["split"] > 1, (shape, op.plan.notes)
         x = random_values(rng, shape, dtype)
         check(x, axes, combos=combos_for(dtype))
@@ -557,37 +563,64 @@ def test_several_reduced_dims_packed(dev, dtype):
     check(big[:, :, 1:1 + 1000], (0, 2), tensor=t, combos=combos_for(dtype))
 
 
-@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "int16"])
-def test_packed_columns(dev, dtype):
-    """Short 8/16-bit column reductions take a word of neighbouring outputs per thread
-    where the innermost kept dim is contiguous whole words and every other stride whole
-    words: one, two and three reduced dims, views starting mid-word (two words joined per
-    load), reversed views (negative strides); odd kept widths and long reductions take
-    element loads."""
-    rng = rng_for("packed columns", dtype)
-    short = tuning.PACKED_COL_BELOW_RED - 1
-    for shape, axes, packed in (((short, 3000), (0,), True),
-                                ((2, 4096), (0,), True),
-                                ((2, 30, 4, 128), (0, 2), True),
-                                ((3, 20, 2, 3, 2, 128), (0, 2, 4), True),
-                                ((short, 129), (0,), False),
-                                ((5000, 300), (0,), False)):
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
-                                       dg.TensorDesc("uint32", out), axes))
-        notes = op.plan.notes
-        assert notes["strategy"] == "col" and notes["packed"] is packed, (shape, notes)
-        x = random_values(rng, shape, dtype)
-        check(x, axes, combos=combos_for(dtype))
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "int16", "uint16"])
+def test_tile_columns(tuned, dtype):
+    """8/16-bit column reductions ("tilecol") read a word of neighbouring outputs per
+    thread, row groups of a workgroup over the reduced range, merged in workgroup memory:
+    one row group (two rows) or several, a reduction not a whole number of tiles, split over
+    workgroups and merged (output- and split-major partials), one, two and three reduced
+    dims, a kept dim under a workgroup's width; views starting mid-word (two words joined per
+    load), reversed views (negative strides). Odd or narrow kept widths stay "col" /
+    "interleave"."""
+    # (both merges at these sizes; the row groups the cases below expect)
+    d = tuned(MERGE_COL_MIN_OUT=64, TILECOL_MIN_ROWS=64)
+    rng = rng_for("tile columns", dtype)
     pw = 4 if np.dtype(dtype).itemsize == 1 else 2
-    big = random_values(rng, (short, 64 + pw), dtype)
-    # extremes just past the view's columns: a word that strayed there would take them
+    full = dtype in FULL_DTYPES  # (the others: the lane code, on fewer plans: lavapipe time)
+    cases = (((2, 4096), (0,), 1, False),
+             ((61, 3000), (0,), 1, False),
+             ((700, 512), (0,), 8, True),
+             ((5000, 96), (0,), 8, True),
+             ((4000, 32), (0,), None, True),
+             ((3, 1999, 32), (1,), 16, True),
+             ((2, 30, 4, 128), (0, 2), 1, False),
+             ((40, 30, 70, 64), (0, 2), None, True),
+             ((3, 20, 2, 3, 2, 128), (0, 2, 4), 1, False),
+             ((9, 20, 11, 3, 6, 128), (0, 2, 4), None, True),
+             ((61, 129), (0,), 0, False),
+             ((3000, 2), (0,), 0, False))
+    for shape, axes, ry, split in cases if full else cases[1:8:3]:
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
+                                     dg.TensorDesc("uint32", out), axes))
+        notes = op.plan.notes
+        if ry == 0:
+            assert notes["strategy"] in ("col", "interleave"), (shape, notes)
+        else:
+            assert notes["strategy"] == "tilecol" and notes["packed"], (shape, notes)
+            assert ry is None or notes["row_groups"] == ry, (shape, notes)
+            assert ry != 1 or notes["row_groups"] == 1
+            assert (notes["split"] > 1) is split, (shape, notes)
+        x = random_values(rng, shape, dtype)
+        check(x, axes, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
+    # row groups in one pass; a column of one value, a column of extremes at its last row
+    d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)
+    x = random_values(rng, (700, 512), dtype)
+    x[:, 5] = x[0, 5]
     info = np.finfo(dtype) if np.dtype(dtype).kind == "f" else np.iinfo(dtype)
+    x[:, 6], x[-1, 6] = info.min, info.max
+    op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, x.shape),
+                                 dg.TensorDesc("uint32", (1, 512)), (0,)))
+    assert op.plan.notes["row_groups"] == 8 and op.plan.notes["split"] == 1, op.plan.notes
+    check(x, 0, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
+    big = random_values(rng, (700, 64 + pw), dtype)
+    # extremes just past the view's columns: a word that strayed there would take them
     big[::2, 65:], big[1::2, 65:] = info.max, info.min
-    t = dg.asarray(big, device=dev)
+    t = dg.asarray(big, device=d)
     for lo in range(1, pw):
         check(big[:, lo:lo + 64], 0, tensor=t[:, lo:lo + 64], combos=combos_for(dtype))
     check(big[::-1, :64], 0, tensor=t[::-1, :64], combos=combos_for(dtype))
+    check(big[:61, 1:1 + 64], 0, tensor=t[:61, 1:1 + 64], combos=combos_for(dtype))
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)

@@ -21,7 +21,8 @@ TEMPLATE = "argreduce.wgsl.j2"
 def plan_shapes() -> list[tuple]:
     """(sizes, axes) whose plans cover every strategy x source x sink (sizes derived from
     the tuning numbers, so that they keep doing so when those change)."""
-    long_row = 3 * tuning.MIN_ROW_CHUNK + 5
+    # (8-bit rows split by words: PACKED_ROW_CHUNK_WORDS a workgroup)
+    long_row = 3 * max(tuning.MIN_ROW_CHUNK, 4 * tuning.PACKED_ROW_CHUNK_WORDS) + 5
     wide = tuning.MERGE_COL_MIN_OUT + 5
     tall = 40 * tuning.MIN_COL_CHUNK + 3
     short = 7  # not split, and too short to share rows between threads
@@ -37,6 +38,9 @@ def plan_shapes() -> list[tuple]:
         ((tall, 3), (0,)),  # lanes interleaved over a small contiguous kept dim
         ((2, tall, 2), (1,)),  # the same, several blocks
         ((200, wide), (0,)),  # split columns, merged by a thread per output
+        ((32 * tuning.TILECOL_MIN_ROWS + 3, 128), (0,)),  # 8/16-bit: words of columns, row
+        # groups ("tilecol"), split
+        ((2, 128), (0,)),  # the same, one row group, one pass
     ]
 
 
@@ -73,6 +77,10 @@ def test_every_planned_kernel_compiles(dev, dtype, cls, direction):
     assert {kind(s) for s in steps} >= EXPECTED_KINDS
     if np.dtype(dtype).itemsize < 4:
         assert any(s.variables["packed_rows"] for s in steps)
+        assert {kind(s) for s in steps} >= {("tilecol", "input", "index"),
+                                             ("tilecol", "input", "partials")}
+        assert {s.variables["ry"] for s in steps if s.variables["strategy"] == "tilecol"} \
+            > {1}
     assert any(s.variables["interleave"] for s in steps)
     for s in steps:
         v = dict(s.variables, n_in_win=1, n_out_win=1)

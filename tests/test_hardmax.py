@@ -101,7 +101,7 @@ def test_segmented_rows(tuned, dtype):
     """Short contiguous subsets: TPR threads each, several per workgroup, fused; a
     contiguous output is written as one block per workgroup (words shared at its ends by
     atomics), a strided one subset by subset. Ties, NaN, the last workgroup partly idle."""
-    d = tuned(TARGET_THREADS=1)  # (else few subsets take a workgroup each)
+    d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)  # (else few subsets take a workgroup each)
     rng = np.random.default_rng(11)
     for n in (65, 129, 700, 1500):
         a = random_values(rng, (41, n), dtype)
@@ -126,7 +126,7 @@ def test_segmented_rows(tuned, dtype):
 def test_interleaved_lanes(tuned, dtype, split):
     """Subsets over the leading axes with a small contiguous kept dim: lanes interleaved
     over it (fused, writing every element; or split, after a zero fill). Ties and NaN."""
-    d = tuned(MIN_ROW_CHUNK=512) if split else tuned(TARGET_THREADS=1)
+    d = tuned(MIN_ROW_CHUNK=512) if split else tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)
     rng = np.random.default_rng(11)
     for shape, axes in (((2500, 2), (0,)), ((30, 50, 3), (0, 1)), ((2, 1200, 5), (1,))):
         a = random_values(rng, shape, dtype)
