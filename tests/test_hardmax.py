@@ -139,6 +139,40 @@ def test_interleaved_lanes(tuned, dtype, split):
         assert_same(dg.hardmax(dg.asarray(a, device=d), axes), hardmax_reference(a, axes))
 
 
+def test_tile_columns(tuned):
+    """float16 subsets over leading axes with a contiguous kept dim of whole words: a zero
+    fill, then words of columns per thread, row groups merged in workgroup memory ("tilecol",
+    its winners' ones set by atomic ORs), in one pass or split and merged; ties, NaN, input
+    views starting mid-word, an output view starting mid-word."""
+    rng = np.random.default_rng(13)
+    for shape, axes, split in (((61, 300), (0,), False), ((700, 512), (0,), False),
+                               ((700, 512), (0,), True), ((3, 1999, 64), (1,), True),
+                               ((40, 30, 70, 64), (0, 2), True)):
+        d = tuned(MERGE_COL_MIN_OUT=64, TILECOL_MIN_ROWS=64, TARGET_THREADS=1 << (20 * split))
+        a = random_values(rng, shape, "float16")
+        lead = (slice(None),) * axes[0]
+        a[(*lead, 7)] = a[(*lead, 3)]  # ties within every subset
+        a[(*lead, 11, ..., 0)] = np.nan
+        desc = dg.Hardmax1Desc(dg.TensorDesc("float16", shape),
+                               dg.TensorDesc("float16", shape), axes)
+        p = d.compile(desc).plan
+        assert p.notes["strategy"] == "tilecol" and not p.notes["fused"], p.notes
+        assert (p.notes["split"] > 1) is split, p.notes
+        assert shape[0] < 64 or p.notes["row_groups"] > 1, p.notes
+        assert_same(dg.hardmax(dg.asarray(a, device=d), axes), hardmax_reference(a, axes))
+    a = random_values(rng, (700, 70), "float16")
+    x = dg.asarray(a, device=d)
+    for lo in (1, 2):
+        assert_same(dg.hardmax(x[:, lo:lo + 64], 0), hardmax_reference(a[:, lo:lo + 64], (0,)))
+    sentinel = np.full(700 * 64 + 2, 7, np.float16)
+    buf = dg.asarray(sentinel, device=d)
+    out = dg.Tensor(buf.device, buf.buffer, "float16", (700, 64), (64, 1), 1)
+    dg.hardmax(x[:, :64], 0, out=out)
+    expected = sentinel.copy()
+    expected[1:1 + 700 * 64] = hardmax_reference(a[:, :64], (0,)).reshape(-1)
+    assert_same(buf.numpy(), expected)
+
+
 def test_fused_and_split_plans(dev):
     def plan(shape, axes, dtype="float32"):
         desc = dg.Hardmax1Desc(dg.TensorDesc(dtype, shape), dg.TensorDesc(dtype, shape), axes)
