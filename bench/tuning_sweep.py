@@ -1,5 +1,6 @@
 """Surface points under several tunings, one device per tuning, torch in the same run: the
-measurements behind tuning.py's TOPK_ROWS_CHUNK* numbers (and the NONZERO_* sweep).
+measurements behind tuning.py's TOPK_ROWS_CHUNK* numbers, the NONZERO_* sweep and the
+ArgMax/ArgMin TILECOL_*, PACKED_ROW* and MERGE_UNROLL numbers.
 
     python -m bench.tuning_sweep IMPL OUT.json CONFIGS SPEC
 
@@ -11,9 +12,9 @@ default "grid"): {"dtypes": [...], "log_n": [...], "axes": [-1, 0], "ks": [...],
 surface's TopK grid; NonZero: {"grid": "nonzero", "dtypes": [...], "densities": [...],
 "ranks": [...], "log2": 24}; ArgMax/ArgMin: {"grid": "argreduce", "dtypes": [...],
 "shapes": [...], "axes": [[0], [0, 2], ...] or "points": [[shape, axes], ...], "ops":
-["argmax"], "check_every": 1}. Each point
-(bench.surface's record, checked against numpy; TopK with the plan's notes) goes to
-OUT.json.
+["argmax"], "check_every": 1}; any spec may say "torch": false (no torch pass). Each point
+(bench.surface's record, checked against numpy; TopK and ArgMax/ArgMin with the plan's
+notes) goes to OUT.json, rewritten after each config.
 """
 import json
 import sys
