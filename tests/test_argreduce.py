@@ -621,6 +621,13 @@ def test_tile_columns(tuned, dtype):
         check(big[:, lo:lo + 64], 0, tensor=t[:, lo:lo + 64], combos=combos_for(dtype))
     check(big[::-1, :64], 0, tensor=t[::-1, :64], combos=combos_for(dtype))
     check(big[:61, 1:1 + 64], 0, tensor=t[:61, 1:1 + 64], combos=combos_for(dtype))
+    # two reduced dims, both reversed (negative word strides), 64-bit indices
+    x = random_values(rng, (40, 3, 70, 64), dtype)
+    t = dg.asarray(x, device=d)[::-1, :, ::-1]
+    op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, t.shape, t.strides),
+                                 dg.TensorDesc("int64", (1, 3, 1, 64)), (0, 2)))
+    assert op.plan.notes["strategy"] == "tilecol", op.plan.notes
+    check(x[::-1, :, ::-1], (0, 2), tensor=t, index_dtype="int64", combos=HALF)
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
@@ -692,6 +699,22 @@ def test_windows_long_row(windowed_dev, dtype):
     assert n_windows(t, windowed_dev) == 4
     check(x, None, tensor=t, combos=HALF)
     check(x[5:], None, tensor=t[5:], combos=HALF[:1])
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16"])
+def test_windows_tile_columns(windowed_dev, dtype):
+    """8/16-bit columns ("tilecol") over an input of several windows: whole words, a view
+    starting mid-word (joined words may come from two windows), reversed rows; 64-bit
+    indices."""
+    x = random_values(rng_for("win-tilecol", dtype), (301, 64), dtype)
+    t = dg.asarray(x, device=windowed_dev)
+    assert n_windows(t, windowed_dev) >= 3
+    op = windowed_dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, x.shape),
+                                            dg.TensorDesc("uint32", (1, 64)), (0,)))
+    assert op.plan.notes["strategy"] == "tilecol", op.plan.notes
+    check(x, 0, tensor=t, combos=HALF)
+    check(x[:, 1:61], 0, tensor=t[:, 1:61], combos=HALF)
+    check(x[::-1], 0, tensor=t[::-1], index_dtype="int64", combos=HALF)
 
 
 @pytest.mark.parametrize("index_dtype", ["uint32", "int64"])
