@@ -169,8 +169,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     first_sink = sink if split == 1 else "partials"
     merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
     # partials split-major where a thread per output merges them (its warp's loads
-    # neighbouring entries), output-major where a workgroup per output does
-    smajor = merge == "col" and tuning.PARTIALS_SPLIT_MAJOR
+    # neighbouring entries), output-major where a workgroup per output does (one pass
+    # writes none: False, so as not to key a second pipeline of the same code)
+    smajor = split > 1 and merge == "col" and tuning.PARTIALS_SPLIT_MAJOR
     common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL)
     unroll = tuning.REDUCE_UNROLL
     if packed and tpr < wg:
