@@ -154,10 +154,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         groups = n_out // inner * split
     elif strategy == "row":
         groups = _ceil(n_out, wg // tpr) * split
-    elif tilecol:
-        groups = _ceil(n_out // pw, wg // ry) * split
-    else:
-        groups, tpr = _ceil(threads, wg) * split, wg
+    else:  # (tilecol: threads are whole workgroups of words; its kernel takes no tpr)
+        groups = _ceil(threads, wg) * split
+        tpr = 0 if tilecol else wg
 
     common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1,
                   red2=len(reds) == 2, **(extra or {}))
