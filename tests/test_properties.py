@@ -76,6 +76,16 @@ def _values(rng, shape, dtype, kind):
     return mixed_values(rng, shape, dtype)
 
 
+def dim_slice(n: int, start: int, step: int, tail: int = 0) -> tuple[int, slice]:
+    """(the length of a base dim, the slice of it) showing n elements from `start`, `step`
+    apart (negative: reversed, the first element shown the last of the run), `tail` more
+    past the run's end."""
+    size = start + (n - 1) * abs(step) + 1 + tail
+    if step > 0:
+        return size, slice(start, start + (n - 1) * step + 1, step)
+    return size, slice(start + (n - 1) * -step, start - 1 if start else None, step)
+
+
 @st.composite
 def views(draw, dtypes=tuple(ALL_DTYPES), max_view=MAX_VIEW, density=False):
     """A view of rank 1..8: per dimension a size, a step (negative: reversed), a start
@@ -98,16 +108,12 @@ def views(draw, dtypes=tuple(ALL_DTYPES), max_view=MAX_VIEW, density=False):
         step = draw(st.sampled_from((1, 1, 1, 2, -1, -2)))
         start = draw(st.integers(0, 1))
         tail = draw(st.integers(0, 1))
-        size = start + (n - 1) * abs(step) + 1 + tail
+        size, sl = dim_slice(n, start, step, tail)
         if base_total * size > MAX_BASE:  # keep the upload small: contiguous from here
-            step, start, size = 1, 0, n
+            size, sl = dim_slice(n, 0, 1)
         base_total *= size
         base.append(size)
-        if step > 0:
-            slices.append(slice(start, start + (n - 1) * step + 1, step))
-        else:
-            first = start + (n - 1) * -step
-            slices.append(slice(first, start - 1 if start else None, step))
+        slices.append(sl)
     order = draw(st.permutations(range(rank)))
     kind = draw(st.sampled_from(("ties", "mixed", "distinct")))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
@@ -305,12 +311,9 @@ def problems(draw, dtypes=PLAN_DTYPES):
 
 
 def _view(shape, starts, steps, dtype, values):
-    base_shape = tuple(s0 + abs(k) * n for n, s0, k in zip(shape, starts, steps, strict=True))
-    base = random_values(np.random.default_rng(values), base_shape, dtype)
-    index = tuple(slice(s0, s0 + k * n, k) if k > 0 else slice(s0 + n - 1, None if s0 == 0
-                                                                else s0 - 1, -1)
-                  for n, s0, k in zip(shape, starts, steps, strict=True))
-    return base, index
+    dims = [dim_slice(n, s0, k) for n, s0, k in zip(shape, starts, steps, strict=True)]
+    base = random_values(np.random.default_rng(values), [size for size, _ in dims], dtype)
+    return base, tuple(sl for _, sl in dims)
 
 
 @prop(4 * EXAMPLES)
