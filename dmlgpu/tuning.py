@@ -248,6 +248,10 @@ TOPK_SORT_MAX = 2048
 # never slower (h100-{wgpu,dawn}-best-runs.json). Over rows of 512-1024 float16 it stays at
 # 0.44-0.80x torch.topk (the last axis), float32 0.75-1.41x.
 TOPK_SORT_ITEMS = 4
+# Entries one workgroup of that sort takes (whole rows, several if short; at most the
+# capacity above) and entries per thread (its invocations: the one over the other).
+TOPK_SORT_GROUP = 2048
+TOPK_SORT_PER_THREAD = 2
 # Rows longer than this (and K <= n / 2) go to the one-workgroup-per-row kernels rather
 # than the whole-row sort. H100, wgpu-native, 2^26 float32, sort -> threshold/wide (GPU ms,
 # same run): rows of 2048 K=64 6.47 -> 0.86, K=128 6.47 -> 2.28, K=1024 6.51 -> 1.70 (axis
@@ -263,6 +267,15 @@ TOPK_SORT_ROWS_MAX = 1024
 # 4.68 -> 1.40 ms (3.3x), of 2048 6.65 -> 1.22 ms (2.4x); float16 alike (4.6-5.7x last
 # axis, 1.5-2.0x first).
 TOPK_SORT_MIN_K = 2
+# 8/16-bit keys: the bitonic sorts' (key, index) entries one u32 each, key above the
+# complemented index (ops/topk.py entries_pack), where every index of the row fits: a
+# compare-exchange is a max and a min over half the workgroup memory. H100, wgpu-native,
+# float16, 2^26 elements, GPU ms pairs -> packed (bench/results/topk-pack/, same run):
+# "sort" rows of 512 K=128 3.168 -> 2.490 (first axis 3.464 -> 2.746); "threshold" rows of
+# 2048 K=128 1.082 -> 1.017 (first axis 2.821 -> 2.711), of 8192 0.335 -> 0.319 (first axis
+# 1.202 -> 1.121); "wide" first axis of 8192 K=1024 1.708 -> 1.546 (its fallback's sort);
+# the other 28 points within 2%. Register blocks of 8 then lost again (2.490 -> 2.990).
+TOPK_PACK_ENTRIES = True
 # Strategy "rows" (ops/topk.py, kernels/topk_rows.wgsl.j2): TPR threads per row, several
 # rows per workgroup, the threshold kernel's bound (B = 2K buckets) and a second read from
 # the cache. The issue's shapes (top-8 of 256, top-2 of 128) went to the whole-row sort at

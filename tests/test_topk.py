@@ -128,6 +128,22 @@ def test_sort_register_blocks(tuned, dtype, items):
     check(x, 20, 0, "decreasing", strategy="sort", device=d)  # strided rows
 
 
+@pytest.mark.parametrize("group, per_thread", [(256, 4), (512, 8), (2048, 1)])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_sort_geometry(tuned, dtype, group, per_thread):
+    """The whole-row sort with other workgroup sizes (TOPK_SORT_GROUP entries a workgroup,
+    TOPK_SORT_PER_THREAD a thread): rows shorter than a group, as long, longer (a group of
+    one row), a last group of fewer rows."""
+    d = tuned(TOPK_SORT_GROUP=group, TOPK_SORT_PER_THREAD=per_thread, TOPK_SORT_ROWS_MAX=2048,
+              **NO_ROWS)
+    rng = rng_for("sort geometry", dtype, group)
+    for rows, n in ((7, 37), (3, group), (5, 1000)):
+        x = random_values(rng, (rows, n), dtype)
+        for direction in ("decreasing", "increasing"):
+            notes = check(x, min(n, 64), -1, direction, strategy="sort", device=d)
+        assert notes["rows_per_group"] == max(1, min(rows, group // (1 << (n - 1).bit_length())))
+
+
 def test_sort_items_checked(tuned):
     d = tuned(TOPK_SORT_ITEMS=3, **NO_ROWS)
     with pytest.raises(ValueError, match="TOPK_SORT_ITEMS: 3"):
@@ -860,6 +876,49 @@ def test_radix_single_run(radix_dev):
 def test_radix_middle_axis(radix_dev):
     x = random_values(rng_for("radix middle"), (2, 4500, 3), "float32")
     check(x, 4000, 1, "decreasing", strategy="radix", device=radix_dev)
+
+
+# -- 8/16-bit sort entries as one u32 (ops.topk.entries_pack) -------------------------
+
+# strategy: (tuning, shape, K values); every kernel that bitonic-sorts entries
+PACK_CASES = {
+    "sort": (NO_ROWS, (3, 1000), (2, 500, 1000)),
+    "threshold": (NO_ROWS, (3, 5000), (8, 100)),  # candidates ranked (K = 8), sorted (100)
+    "select": (NO_THRESHOLD, (3, 5000), (37, 1000)),
+    "candidates": (NO_THRESHOLD, (2, 40000), (50,)),  # the merge passes' entries
+    "radix": (dict(TOPK_SELECT_CAP=RADIX_CAP), (2, 9000), (5000,)),  # runs of survivors
+}
+
+
+@pytest.mark.parametrize("strategy", PACK_CASES)
+@pytest.mark.parametrize("dtype", ["float16", "int8", "uint16"])
+def test_packed_entries(tuned, dtype, strategy):
+    """Entries packed (key over the complemented index) and as (key, index) pairs: the same
+    outputs, ties to the lowest index, specials, both directions."""
+    knobs, shape, ks = PACK_CASES[strategy]
+    x = random_values(rng_for("packed entries", dtype, strategy), shape, dtype)
+    for pack in (True, False):
+        d = tuned(TOPK_PACK_ENTRIES=pack, **knobs)
+        for k in ks:
+            for direction in ("decreasing", "increasing"):
+                notes = check(x, k, -1, direction, strategy=strategy, device=d)
+                assert notes["packed_entries"] == pack, notes
+
+
+@pytest.mark.parametrize("n, pack", [(65535, True), (65536, False)])
+def test_packed_entries_index_limit(tuned, n, pack):
+    """float16 rows pack up to 65535 elements: index 65534 is the last whose entry stays
+    above a missing one's (0); a row one longer takes (key, index) pairs."""
+    d = tuned(**NO_THRESHOLD)
+    x = np.zeros((2, n), np.float16)  # ties everywhere: the lowest indices win
+    x[:, -1] = 1  # the best at the last index
+    x[:, -2] = -1  # the worst next to it
+    x[1, :: 7] = -0.0
+    for direction in ("decreasing", "increasing"):
+        notes = check(x, 5, -1, direction, strategy="candidates", device=d)
+        assert notes["packed_entries"] == pack, notes
+    notes = check(x[:, -2000:], 1000, -1, "decreasing", strategy="select", device=d)
+    assert notes["packed_entries"]
 
 
 # -- ties, specials, and no sentinel values --------------------------------------------

@@ -177,7 +177,9 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     out_binds = ("input", "index", "value")
     steps: list[Step] = []
     scratch: dict[str, int] = {}
-    notes = dict(rows=rows, n=n, k=k, wg=wg, sort_cap=sort_cap, select_cap=sel_cap)
+    pack = entries_pack(dt, n)
+    notes = dict(rows=rows, n=n, k=k, wg=wg, sort_cap=sort_cap, select_cap=sel_cap,
+                 packed_entries=pack)
 
     def add(template, variables, params, groups, cin=None, cout=None):
         steps.append(Step(template, dict(common, **variables),
@@ -187,7 +189,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     if lists == 1:
         return TopKPlan(steps, scratch, notes)  # one dispatch, no scratch
     if lists > 1:  # chunks of rows too long, too few: their lists through the merge passes
-        sel, stop = select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes)
+        sel, stop = select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes, pack)
         notes.update(merge_passes=_add_merges(add, scratch, rows, lists, k, ew, tile,
                                               dict(sel, guard=""), stop),
                      tile=tile, lists_per_merge=tile // k)
@@ -199,11 +201,14 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                                 and k <= n // 2)
     if n <= sort_cap and not reduce_row:
         seg = _pow2_ceil(n)
-        per = max(1, min(sort_cap // seg, rows))
+        # a workgroup sorts TOPK_SORT_GROUP entries (whole rows), TOPK_SORT_PER_THREAD each
+        cap = min(sort_cap, max(seg, tuning.TOPK_SORT_GROUP))
+        per = max(1, min(cap // seg, rows))
         groups = _ceil(rows, per)
-        add("topk_sort.wgsl.j2", dict(binds=out_binds, wg=min(wg, sort_cap // 2), cap=sort_cap,
-                                      sort_items=_sort_items(sort_cap), source="input",
-                                      sink="output"),
+        swg = max(1, min(wg, cap // tuning.TOPK_SORT_PER_THREAD))
+        add("topk_sort.wgsl.j2", dict(binds=out_binds, wg=swg, cap=cap,
+                                      sort_items=_sort_items(cap), pack_entries=pack,
+                                      source="input", sink="output"),
             dict(aux1=seg, aux2=per), groups)
         notes.update(strategy="sort", segment=seg, rows_per_group=per)
     elif k <= sel_cap:
@@ -221,7 +226,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                      unroll=tuning.TOPK_THRESHOLD_UNROLL, buckets=buckets, cap=tcap,
                      t_sort=k > 1 and buckets >= tuning.TOPK_THRESHOLD_SORT_T_MIN_BUCKETS,
                      c_sort=k > 1 and k >= tuning.TOPK_THRESHOLD_SORT_CANDS_MIN_K,
-                     k_one=k == 1, packed=tpacked), {}, rows)
+                     k_one=k == 1, packed=tpacked, pack_entries=pack and k > 1), {}, rows)
             notes.update(buckets=buckets, packed=tpacked)
             if k == 1:  # exact as it is: no candidates, no fallback
                 notes.update(strategy="threshold")
@@ -235,7 +240,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         guarded = threshold or wide
         if guarded:  # per-row (per-chunk) flags: what the fallback kernels below redo
             scratch["ctl"] = rows * (lists if chunked else 1) * 4
-        sel, stop = select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes)
+        sel, stop = select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes, pack)
         # the first pass redoes the flagged rows (chunks: "chunk" reads the flag of its own)
         sel["guard"] = ("chunk" if chunked else "row") if guarded else ""
         guard = ("ctl",) if guarded else ()
@@ -278,7 +283,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         last = runs == 1
         add("topk_sort.wgsl.j2",
             dict(binds=out_binds + ("cin",) if last else ("cin", "cout"), wg=min(wg, sort_cap // 2),
-                 cap=sort_cap, sort_items=_sort_items(sort_cap), source="cands",
+                 cap=sort_cap, sort_items=_sort_items(sort_cap), pack_entries=pack,
+                 source="cands",
                  sink="output" if last else "cands"),
             dict(aux1=sort_cap, aux2=1, n_split=runs, n_out=rows * runs), rows * runs,
             cin="a", cout=None if last else "b")
@@ -307,14 +313,22 @@ def packed_rows(shape: TopKShape, dt) -> bool:
             and all(d.strides[0] % w == 0 for d in shape.kept))
 
 
-def select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes) -> tuple[dict, int]:
+def select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes, pack: bool) -> tuple[dict, int]:
     """The select kernel's template variables (without guard, source, sink, binds) and the
-    number of survivors at which its radix select stops and sorts."""
+    number of survivors at which its radix select stops and sorts (pack: entries_pack)."""
     stop = min(sel_cap, max(tuning.TOPK_SORT_MIN, tuning.TOPK_SORT_SLACK * _pow2_ceil(k)))
     if k == 1:  # a reduction: no histogram, no sort
-        return dict(wg=wg, ept=ept, k_one=True, cap=0, bins=0, passes=()), stop
+        return dict(wg=wg, ept=ept, k_one=True, cap=0, bins=0, passes=(),
+                    pack_entries=False), stop
     return dict(wg=wg, ept=ept, k_one=False, cap=sel_cap, bins=sel_bins,
-                passes=sel_passes), stop
+                passes=sel_passes, pack_entries=pack), stop
+
+
+def entries_pack(dt, n: int) -> bool:
+    """May the bitonic sorts' entries be one u32, (key << (32 - bits)) | (IM - index)
+    (kernels/topk_bitonic.wgsl.j2): 8/16-bit keys, every index of a row of n below
+    IM = 2^(32 - bits) - 1 (tuning.TOPK_PACK_ENTRIES)."""
+    return tuning.TOPK_PACK_ENTRIES and dt.bits <= 16 and n <= (1 << (32 - dt.bits)) - 1
 
 
 def _add_merges(add, scratch, rows, lists, k, ew, tile, sel, stop) -> int:
