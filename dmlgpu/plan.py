@@ -121,7 +121,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # groups per workgroup over the reduced range
     pw = dt.per_word
     tilecol = ((strategy == "col" or (interleave and sink == "index")) and pw > 1
-               and tuning.TILECOL and kept_contig and kept[-1].strides[0] == 1
+               and tuning.TILECOL and n_red >= tuning.TILECOL_MIN_RED
+               and kept_contig and kept[-1].strides[0] == 1
                and kept[-1].size % pw == 0
                and kept[-1].size * dt.bits >= tuning.TILECOL_MIN_INNER_BITS
                and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
@@ -134,6 +135,14 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         strategy, interleave, tpr = "tilecol", False, 0
         threads = _ceil(n_words, wg // ry) * wg
         max_split = _ceil(n_red, ry * tuning.TILECOL_MIN_ROWS)
+    # short column reductions over many outputs: COL_VOUT neighbouring outputs of the
+    # innermost kept dim a thread (one reduced dim), its fixed costs shared
+    vout = tuning.COL_VOUT.get(dt.bits, 1)
+    if (strategy == "col" and len(reds) == 1 and kept and n_red <= tuning.COL_VOUT_MAX_RED
+            and kept[-1].size % vout == 0):
+        threads = n_out // vout
+    else:
+        vout = 1
     # 8/16-bit contiguous rows read as whole words; with several reduced dims only where
     # the inner runs, the outer reduced strides (positive) and the kept strides are whole
     # words, and (checked when bound: ops.base) so is the input's offset
@@ -179,7 +188,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         unroll = min(unroll, _pow2_floor(max(1, n_red // pw // tpr)))
     steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
                                  packed_rows=packed, ry=ry,
-                                 interleave=interleave, wg=wg, tpr=tpr,
+                                 interleave=interleave, wg=wg, tpr=tpr, vout=vout,
                                  idx_words=idx_words, unroll=unroll),
                   dict(dims, n_out=n_out, n_red=n_red, chunk=chunk, n_split=split,
                        n_groups=groups),
@@ -191,7 +200,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         mgroups = n_out if merge == "row" else _ceil(n_out, wg)
         steps.append(Step(template, dict(common, strategy=merge, source="partials", sink=sink,
                                          packed_rows=False, ry=1,
-                                         interleave=False, wg=wg, tpr=wg,
+                                         interleave=False, wg=wg, tpr=wg, vout=1,
                                          idx_words=idx_words, unroll=tuning.REDUCE_UNROLL),
                           dict(dims, n_out=n_out, n_red=split, chunk=split, n_split=1,
                                n_groups=mgroups),
@@ -200,7 +209,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                            split=split, chunk=chunk,
                                            threads_per_row=tpr if strategy == "row" else 0,
                                            packed=packed or tilecol,
-                                           row_groups=ry))
+                                           row_groups=ry, outputs_per_thread=vout))
 
 
 def windows(buffer, byte_lo: int, byte_hi: int, window_bytes: int, max_windows: int,

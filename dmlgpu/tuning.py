@@ -119,6 +119,17 @@ MIN_ROW_CHUNK = 8192  # elements per workgroup (32 per thread at 256 threads)
 # 78 / 65%; float16 2^27 74 -> 77 / 80 / 79%, (512, 512, 512) over (0, 2) 90 -> 90 / 91 / 81%.
 PACKED_ROW_CHUNK_WORDS = 32768
 MIN_COL_CHUNK = 64  # elements per thread
+# Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
+# neighbouring outputs a thread (where the innermost kept dim is a multiple of it). Rows of
+# 2 over 2^25 outputs took 0.22-0.28 ms on an H100 whatever the dtype (uint8 to int64): a
+# thread's fixed instructions, not bytes, bound them. H100, wgpu-native, % of copy at 1 / 2
+# / 4 outputs a thread (bench/results/argreduce-vout/, same run): (8192, 4096, 2) over axis
+# 2 float32 68 / 86 / 113, float16 37 / 50 / 77, uint8 34 / 46 / 75, int64 89 / 96 / 84;
+# (2, 4096, 8192) over axis 0 float32 60 / 82 / 114, int64 83 / 95 / 111; (2, 256, 256,
+# 1024) over axis 0 float32 59 / 84 / 93, int64 85 / 99 / 99; longer columns unchanged.
+# 64-bit keys take 2 (their worst point 95% against 84% at 4).
+COL_VOUT = {8: 4, 16: 4, 32: 4, 64: 2}
+COL_VOUT_MAX_RED = 64
 # 8/16-bit column plans ("tilecol"): a thread per word of neighbouring outputs, TILECOL_WX
 # words side by side (a warp reads one row's 128 bytes), the rest of the workgroup's threads
 # as row groups over the reduced range, at least TILECOL_MIN_ROWS rows each. H100,
@@ -138,6 +149,8 @@ TILECOL_MIN_ROWS = 128
 # one word each straddle far-apart kept rows (float16 (8192, 4096, 2) over axis 1, H100,
 # 2026-11-25: interleaved 48% of copy, tilecol 30%).
 TILECOL_MIN_INNER_BITS = 256
+# ...and reductions shorter than this stay "col" (with COL_VOUT outputs a thread).
+TILECOL_MIN_RED = 0
 MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
 
 # Reductions whose innermost kept dim is contiguous and directly under the reduced dims go
@@ -249,9 +262,16 @@ TOPK_SORT_MAX = 2048
 # 0.44-0.80x torch.topk (the last axis), float32 0.75-1.41x.
 TOPK_SORT_ITEMS = 4
 # Entries one workgroup of that sort takes (whole rows, several if short; at most the
-# capacity above) and entries per thread (its invocations: the one over the other).
-TOPK_SORT_GROUP = 2048
-TOPK_SORT_PER_THREAD = 2
+# capacity above) and entries per thread (its invocations: the one over the other). H100,
+# wgpu-native, rows of 256 / 512 / 1024, K = 64 / 128, both axes, float16 and float32 (24
+# points, bench/results/topk-pack/h100-wgpu-sort-geometry.json, same run), time over
+# torch.topk's, worst / geometric mean: 2048 entries at 2 a thread (a register block of 4
+# left half the threads idle) 0.55 / 1.26x, 1024 at 2 0.57 / 1.33x, 1024 at 4 0.79 / 1.62x,
+# 512 at 4 0.79 / 1.55x, 2048 at 4 0.79 / 1.57x; float16 rows of 512 K=128 2.49 -> 1.81 ms
+# (torch 2.32), float32 3.14 -> 2.52 (torch 4.06). The worst, float16 rows of 1024 K=128
+# (1.96 against 1.55 ms), lies between the surface's 2^9 and 2^11.
+TOPK_SORT_GROUP = 1024
+TOPK_SORT_PER_THREAD = 4
 # Rows longer than this (and K <= n / 2) go to the one-workgroup-per-row kernels rather
 # than the whole-row sort. H100, wgpu-native, 2^26 float32, sort -> threshold/wide (GPU ms,
 # same run): rows of 2048 K=64 6.47 -> 0.86, K=128 6.47 -> 2.28, K=1024 6.51 -> 1.70 (axis

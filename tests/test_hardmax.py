@@ -173,6 +173,32 @@ def test_tile_columns(tuned):
     assert_same(buf.numpy(), expected)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_column_outputs_per_thread(tuned, dtype):
+    """Short subsets over a leading axis, 4 neighbouring subsets a thread (COL_VOUT) writing
+    their winners' ones; ties, NaN, a reversed kept dim, an output view starting mid-word."""
+    d = tuned(COL_VOUT={16: 4, 32: 4}, TILECOL_MIN_RED=64, HARDMAX_ROW_MIN_RED=1 << 20)
+    rng = np.random.default_rng(17)
+    for shape, axes in (((2, 24, 16), (0,)), ((5, 8, 12), (1,))):
+        a = random_values(rng, shape, dtype)
+        a[(slice(None),) * axes[0] + (1,)] = a[(slice(None),) * axes[0] + (0,)]  # ties
+        a[..., 3] = np.nan
+        x = dg.asarray(a, device=d)
+        desc = dg.Hardmax1Desc(dg.TensorDesc(dtype, shape), dg.TensorDesc(dtype, shape), axes)
+        p = d.compile(desc).plan
+        assert p.notes["outputs_per_thread"] == 4, p.notes
+        assert_same(dg.hardmax(x, axes), hardmax_reference(a, axes))
+        assert_same(dg.hardmax(x[..., ::-1], axes), hardmax_reference(a[..., ::-1], axes))
+    a = random_values(rng, (3, 64), dtype)
+    sentinel = np.full(3 * 64 + 1, 7, dtype)
+    buf = dg.asarray(sentinel, device=d)
+    out = dg.Tensor(buf.device, buf.buffer, dtype, (3, 64), (64, 1), 1)
+    dg.hardmax(dg.asarray(a, device=d), 0, out=out)
+    expected = sentinel.copy()
+    expected[1:] = hardmax_reference(a, (0,)).reshape(-1)
+    assert_same(buf.numpy(), expected)
+
+
 def test_fused_and_split_plans(dev):
     def plan(shape, axes, dtype="float32"):
         desc = dg.Hardmax1Desc(dg.TensorDesc(dtype, shape), dg.TensorDesc(dtype, shape), axes)

@@ -255,9 +255,10 @@ def test_views_strategy_matches_numpy(dev, dtype):
 # -- every plan: the planner's thresholds shrunk ------------------------------------------------
 # Under SMALL, tensors of a few thousand elements take every ArgMax/ArgMin plan: rows
 # shared by TPR threads, a workgroup per output, interleaved lanes, columns a thread per
-# output or a word of outputs with row groups ("tilecol"), packed rows, splits merged by a
-# workgroup or a thread per output (each the plan a large tensor of that layout gets). The
-# drawn views favour whole-word last dims, which the word plans need.
+# output, several neighbouring outputs (COL_VOUT) or a word of outputs with row groups
+# ("tilecol"), packed rows, splits merged by a workgroup or a thread per output (each the
+# plan a large tensor of that layout gets). The drawn views favour whole-word last dims,
+# which the word plans need.
 SMALL = dict(ROW_MIN_RED=64, HARDMAX_ROW_MIN_RED=16, MIN_ROW_CHUNK=64, MIN_COL_CHUNK=4,
              TILECOL_MIN_ROWS=4, TARGET_THREADS=1 << 12, ROWS_TARGET_THREADS=1 << 12,
              MERGE_COL_MIN_OUT=16, PACKED_ROW_CHUNK_WORDS=16, ROWS_BYTES=16,
@@ -352,8 +353,8 @@ def test_small_tuning_reaches_every_plan():
         for dtype, shape, axes in (("float32", (5, 7), (1,)), ("float32", (3, 64), (1,)),
                                    ("float32", (40, 40), (1,)), ("uint8", (40, 40), (0,)),
                                    ("float32", (12, 12, 3), (0, 1)), ("float16", (40, 40), (0,)),
-                                   ("float32", (40, 40), (0,)), ("uint8", (12, 12, 12, 12),
-                                                                 (0, 2))):
+                                   ("float32", (40, 40), (0,)), ("float32", (70, 13), (0,)),
+                                   ("uint8", (12, 12, 12, 12), (0, 2))):
             out = tuple(1 if i in axes else n for i, n in enumerate(shape))
             op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
                                          dg.TensorDesc("uint32", out), axes))
@@ -362,5 +363,8 @@ def test_small_tuning_reaches_every_plan():
             seen.add(("split", n["split"] > 1))
             seen |= {("merge", s.variables["strategy"]) for s in op.plan.steps[1:]}
             seen.add(("rows", 2 <= n["threads_per_row"] < tuning.REDUCE_WG))
+            if n["strategy"] == "col":
+                seen.add(("outputs a thread", n["outputs_per_thread"] > 1))
     assert {"row", "col", "tilecol", "interleave", ("split", True), ("merge", "row"),
-            ("merge", "col"), ("rows", True)} <= seen, seen
+            ("merge", "col"), ("rows", True), ("outputs a thread", True),
+            ("outputs a thread", False)} <= seen, seen
