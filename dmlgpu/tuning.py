@@ -296,6 +296,18 @@ TOPK_SORT_MIN_K = 2
 # 1.202 -> 1.121); "wide" first axis of 8192 K=1024 1.708 -> 1.546 (its fallback's sort);
 # the other 28 points within 2%. Register blocks of 8 then lost again (2.490 -> 2.990).
 TOPK_PACK_ENTRIES = True
+# A strided axis whose strategy reads a row per workgroup ("sort", "select", "candidates",
+# "threshold", "wide") first gathers its rows into contiguous scratch (a tiled transpose of
+# 32 rows at a time, kernels/topk_gather.wgsl.j2): from TOPK_GATHER_MIN_ROWS rows, where
+# that scratch is at most TOPK_GATHER_MAX_BYTES. H200, wgpu-native, 2^26 elements over the
+# first axis, GPU ms strided -> gathered (bench/results/topk-gather/, same run): float16
+# rows of 2048 K=128 2.63 -> 1.28, K=1024 4.74 -> 2.02; 8192 K=128 0.98 -> 0.57, K=1024
+# 1.43 -> 0.70; 524288 K=1024 1.88 -> 0.62; rows of 512 K=128 ("sort") 2.72 -> 2.07;
+# float32 alike (2.89 -> 1.36, 5.06 -> 2.24, ...; rows of 512 2.75 -> 2.86, the one loss).
+# 8 rows of 2^23 K=1024 lost (float16 0.75 -> 1.27: a tile's rows three quarters empty).
+TOPK_GATHER = True
+TOPK_GATHER_MIN_ROWS = 32
+TOPK_GATHER_MAX_BYTES = 1 << 30
 # Strategy "rows" (ops/topk.py, kernels/topk_rows.wgsl.j2): TPR threads per row, several
 # rows per workgroup, the threshold kernel's bound (B = 2K buckets) and a second read from
 # the cache. The shapes (top-8 of 256, top-2 of 128) went to the whole-row sort at

@@ -17,7 +17,7 @@ from reference import ALL_DTYPES, assert_same, random_values, rng_for, topk_refe
 
 import dmlgpu as dg
 from dmlgpu import tuning
-from dmlgpu.ops.topk import bitonic_rounds
+from dmlgpu.ops.topk import GATHERED, bitonic_rounds
 from dmlgpu.runtime import dispatch
 
 
@@ -876,6 +876,57 @@ def test_radix_single_run(radix_dev):
 def test_radix_middle_axis(radix_dev):
     x = random_values(rng_for("radix middle"), (2, 4500, 3), "float32")
     check(x, 4000, 1, "decreasing", strategy="radix", device=radix_dev)
+
+
+# -- rows of a strided axis gathered into contiguous scratch first --------------------
+
+# strategy: (tuning, shape, axis, K values); at least TOPK_GATHER_MIN_ROWS rows (in the
+# views too), several 32-row tiles and axis tiles
+GATHER_CASES = {
+    "sort": (NO_ROWS, (301, 70), 0, (2, 20, 301)),
+    "threshold": (NO_ROWS, (3000, 45), 0, (8, 100)),
+    "wide": (NO_ROWS, (2100, 5, 11), 0, (300,)),
+    "select": (NO_THRESHOLD, (4, 5001, 11), 1, (37,)),
+    "candidates": (NO_THRESHOLD, (20000, 33), 0, (50,)),
+}
+
+
+@pytest.mark.parametrize("strategy", GATHER_CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "int64"])
+def test_gathered_rows(tuned, dtype, strategy):
+    """A strided axis: its rows copied into contiguous scratch (a tiled transpose, rows
+    padded to whole words), then the contiguous kernels; against the same kernels reading
+    the strided rows (TOPK_GATHER off), both directions, reversed and sliced views."""
+    knobs, shape, axis, ks = GATHER_CASES[strategy]
+    x = random_values(rng_for("gathered", dtype, strategy), shape, dtype)
+    for gather in (True, False):
+        d = tuned(TOPK_GATHER=gather, **knobs)
+        t = dg.asarray(x, device=d)
+        for k in ks:
+            for direction in ("decreasing", "increasing"):
+                notes = check(t, k, axis, direction, strategy=strategy, device=d)
+                assert notes.get("gathered", False) is gather, notes
+        view = (slice(None, None, -1),) + (slice(1, None),) * (len(shape) - 1)
+        notes = check(t[view], ks[0], axis, "decreasing", device=d, index_dtype="int64")
+        assert notes.get("gathered", False) is (gather and notes["strategy"] in GATHERED), notes
+
+
+def test_gathered_rows_limits(tuned):
+    """No gather along a contiguous axis, for the "rows" strategy (lanes along strided
+    rows), below TOPK_GATHER_MIN_ROWS rows, or where the scratch would pass
+    TOPK_GATHER_MAX_BYTES."""
+    y = random_values(rng_for("gather limits rows"), (256, 2048), "float16")
+    assert "gathered" not in check(y, 8, 0, strategy="rows")  # (before any tuned device)
+    x = random_values(rng_for("gather limits"), (2999, 45), "float16")
+    d = tuned(**NO_ROWS)
+    assert "gathered" not in check(np.ascontiguousarray(x.T), 100, -1, device=d)
+    for limit, gathered in ((45 * 3000 * 2, True), (45 * 3000 * 2 - 4, False)):
+        d = tuned(TOPK_GATHER_MAX_BYTES=limit, **NO_ROWS)  # 45 rows of 2999 pad to 3000
+        notes = check(x, 100, 0, strategy="threshold", device=d)
+        assert notes.get("gathered", False) is gathered, notes
+    for rows, gathered in ((45, True), (46, False)):
+        d = tuned(TOPK_GATHER_MIN_ROWS=rows, TOPK_GATHER_MAX_BYTES=1 << 30, **NO_ROWS)
+        assert check(x, 100, 0, device=d).get("gathered", False) is gathered
 
 
 # -- 8/16-bit sort entries as one u32 (ops.topk.entries_pack) -------------------------

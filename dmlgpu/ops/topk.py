@@ -97,7 +97,8 @@ class Step:
     params: dict  # uniform values, without tensor offsets and windows
     n_groups: int
     cin: str | None = None  # scratch buffer the kernel reads candidates from
-    cout: str | None = None  # scratch buffer it writes candidates to
+    cout: str | None = None  # scratch buffer it writes candidates (or gathered rows) to
+    source: str | None = None  # scratch buffer its "input" role reads (None: the input)
 
 
 @dataclass
@@ -146,10 +147,58 @@ def _sort_items(cap: int) -> int:
     return e
 
 
+# strategies that read a row per workgroup: over a strided axis they fetch a sector per
+# element, so their rows are gathered into contiguous scratch first (TOPK_GATHER)
+GATHERED = ("sort", "select", "candidates", "threshold", "wide")
+
+
 def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
               limits: dict, subgroup_size: int = 0) -> TopKPlan:
     """Choose the strategy for a canonical problem and lay out its dispatches
-    (subgroup_size: lanes per subgroup where kernels may use subgroups, else 0)."""
+    (subgroup_size: lanes per subgroup where kernels may use subgroups, else 0). A strided
+    axis whose strategy reads a row per workgroup takes a first step that gathers the rows
+    into contiguous scratch ("t"), read by the steps after it (Step.source)."""
+    plan = _plan(shape, dt, k, descending, idx_words, limits, subgroup_size)
+    rows, n = shape.rows, shape.n
+    if (not tuning.TOPK_GATHER or shape.axis_strides[0] == 1
+            or rows < tuning.TOPK_GATHER_MIN_ROWS or plan.notes["strategy"] not in GATHERED):
+        return plan
+    pw = max(1, 32 // dt.bits)
+    pitch = _ceil(n, pw) * pw  # whole words a row: the packed loads need them
+    nbytes = _ceil(rows * pitch * dt.bits // 8, 4) * 4
+    if nbytes > min(limits["max-storage-buffer-binding-size"], tuning.TOPK_GATHER_MAX_BYTES):
+        return plan
+    kept, stride = [], pitch
+    for d in reversed(shape.kept):  # row-major rows of `pitch` elements
+        kept.append(Dim(d.size, (stride, *d.strides[1:])))
+        stride *= d.size
+    flat = TopKShape(tuple(reversed(kept)), n, (1, *shape.axis_strides[1:]))
+    inner = _plan(flat, dt, k, descending, idx_words, limits, subgroup_size)
+    if inner.notes["strategy"] not in GATHERED:
+        return plan
+    tiles = _ceil(rows, 32)
+    groups = tiles * _ceil(n, 32 * pw)
+    gather = Step("topk_gather.wgsl.j2", dict(dt=dt, idx_words=idx_words, binds=("input", "cout")),
+                  dict(_params(shape, k, descending, dt), aux1=pitch, aux2=tiles,
+                       n_groups=groups), groups, cout="t")
+    for s in inner.steps:
+        s.source = "t"
+    return TopKPlan([gather, *inner.steps], dict(inner.scratch, t=nbytes),
+                    dict(inner.notes, gathered=True))
+
+
+def _params(shape: TopKShape, k: int, descending: bool, dt) -> dict:
+    """The uniform values every step of a problem shares."""
+    return dict(ksize=[d.size for d in shape.kept], kin=[d.strides[0] for d in shape.kept],
+                kout=[d.strides[1] for d in shape.kept],
+                kidx=[d.strides[2] for d in shape.kept], nk=len(shape.kept), n_red=shape.n,
+                rin=[shape.axis_strides[0]], vstep=shape.axis_strides[1],
+                istep=shape.axis_strides[2], k=k,
+                key_flip=0 if descending else (1 << min(32, dt.bits)) - 1, n_out=shape.rows)
+
+
+def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
+          limits: dict, subgroup_size: int = 0) -> TopKPlan:
     n, rows = shape.n, shape.rows
     ew = dt.key_words + 1  # words per candidate entry
     max_wg = min(limits["max-compute-invocations-per-workgroup"],
@@ -167,12 +216,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     sel_cap = _pow2_floor(min(tuning.TOPK_SELECT_CAP, tile // 2,
                               max(1, (smem - sel_fixed) // (4 * ew))))
 
-    flip = 0 if descending else (1 << min(32, dt.bits)) - 1
-    base = dict(ksize=[d.size for d in shape.kept], kin=[d.strides[0] for d in shape.kept],
-                kout=[d.strides[1] for d in shape.kept],
-                kidx=[d.strides[2] for d in shape.kept], nk=len(shape.kept), n_red=n,
-                rin=[shape.axis_strides[0]], vstep=shape.axis_strides[1],
-                istep=shape.axis_strides[2], k=k, key_flip=flip, n_out=rows)
+    base = _params(shape, k, descending, dt)
     common = dict(dt=dt, idx_words=idx_words)
     out_binds = ("input", "index", "value")
     steps: list[Step] = []
@@ -569,8 +613,11 @@ class CompiledTopK(base.CompiledOp):
         result = []
         for step in self.plan.steps:
             binds = step.variables["binds"]
+            xw, xo = x_wins, x_off
+            if step.source:  # rows gathered into scratch (one binding: the plan checks)
+                xw, xo = [(scratch[step.source], 0, self.plan.scratch[step.source])], 0
             res = []
-            for role, wins in (("input", x_wins), ("index", i_wins), ("value", v_wins)):
+            for role, wins in (("input", xw), ("index", i_wins), ("value", v_wins)):
                 if role in binds:
                     res += wins
             for role, buf in (("cin", step.cin), ("cout", step.cout), ("ctl", "ctl")):
@@ -578,13 +625,13 @@ class CompiledTopK(base.CompiledOp):
                     b = scratch[buf]
                     res.append((b, 0, self.plan.scratch[buf]))
             variables = step.variables
-            if variables.get("packed") and x_off % self.dt.per_word:
+            if variables.get("packed") and xo % self.dt.per_word:
                 # a view that starts mid-word: its rows are not whole words; element loads
                 variables = dict(variables, packed=False)
             pipeline, layout = dev.pipelines.get(
                 step.template, **variables,
-                **_windows(step, len(x_wins), len(i_wins), len(v_wins)))
-            params = pack_params(**step.params, in_offset=x_off, out_offset=v_off,
+                **_windows(step, len(xw), len(i_wins), len(v_wins)))
+            params = pack_params(**step.params, in_offset=xo, out_offset=v_off,
                                  idx_offset=i_off, win_words=dev.window_bytes // 4)
             result.append(dispatch.Launch(pipeline, layout, res, params, step.n_groups))
         return result
