@@ -149,8 +149,11 @@ TILECOL_MIN_ROWS = 128
 # one word each straddle far-apart kept rows (float16 (8192, 4096, 2) over axis 1, H100,
 # 2026-11-25: interleaved 48% of copy, tilecol 30%).
 TILECOL_MIN_INNER_BITS = 256
-# ...and reductions shorter than this stay "col" (with COL_VOUT outputs a thread).
-TILECOL_MIN_RED = 0
+# ...and reductions shorter than this stay "col" (COL_VOUT outputs a thread). H200,
+# wgpu-native, % of copy tilecol -> col (bench/results/argreduce-vout/h200-wgpu-notile.json,
+# same run): two-element columns float16 (2, 4096, 8192) over axis 0 35 -> 55, (2, 256,
+# 256, 1024) 50 -> 62, uint8 51 -> 60 and 41 -> 47; columns of 3 to 63 not measured.
+TILECOL_MIN_RED = 64
 MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
 
 # Reductions whose innermost kept dim is contiguous and directly under the reduced dims go

@@ -573,7 +573,7 @@ def test_tile_columns(tuned, dtype):
     load), reversed views (negative strides). Odd or narrow kept widths stay "col" /
     "interleave"."""
     # (both merges at these sizes; the row groups the cases below expect)
-    d = tuned(MERGE_COL_MIN_OUT=64, TILECOL_MIN_ROWS=64)
+    d = tuned(MERGE_COL_MIN_OUT=64, TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0)
     rng = rng_for("tile columns", dtype)
     pw = 4 if np.dtype(dtype).itemsize == 1 else 2
     full = dtype in FULL_DTYPES  # (the others: the lane code, on fewer plans: lavapipe time)

@@ -40,7 +40,7 @@ def plan_shapes() -> list[tuple]:
         ((200, wide), (0,)),  # split columns, merged by a thread per output
         ((32 * tuning.TILECOL_MIN_ROWS + 3, 128), (0,)),  # 8/16-bit: words of columns, row
         # groups ("tilecol"), split
-        ((2, 128), (0,)),  # the same, one row group, one pass
+        ((tuning.TILECOL_MIN_RED, 128), (0,)),  # the same, one row group, one pass
     ]
 
 
