@@ -150,6 +150,7 @@ def _sort_items(cap: int) -> int:
 # strategies that read a row per workgroup: over a strided axis they fetch a sector per
 # element, so their rows are gathered into contiguous scratch first (TOPK_GATHER)
 GATHERED = ("sort", "select", "candidates", "threshold", "wide")
+GATHER_TILE = 32  # the gather kernel's tile: rows x words of a row
 
 
 def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
@@ -163,7 +164,7 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     if (not tuning.TOPK_GATHER or shape.axis_strides[0] == 1
             or rows < tuning.TOPK_GATHER_MIN_ROWS or plan.notes["strategy"] not in GATHERED):
         return plan
-    pw = max(1, 32 // dt.bits)
+    pw = dt.per_word
     pitch = _ceil(n, pw) * pw  # whole words a row: the packed loads need them
     nbytes = _ceil(rows * pitch * dt.bits // 8, 4) * 4
     if nbytes > min(limits["max-storage-buffer-binding-size"], tuning.TOPK_GATHER_MAX_BYTES):
@@ -176,9 +177,10 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     inner = _plan(flat, dt, k, descending, idx_words, limits, subgroup_size)
     if inner.notes["strategy"] not in GATHERED:
         return plan
-    tiles = _ceil(rows, 32)
-    groups = tiles * _ceil(n, 32 * pw)
-    gather = Step("topk_gather.wgsl.j2", dict(dt=dt, idx_words=idx_words, binds=("input", "cout")),
+    tiles = _ceil(rows, GATHER_TILE)
+    groups = tiles * _ceil(n, GATHER_TILE * pw)
+    gather = Step("topk_gather.wgsl.j2", dict(dt=dt, idx_words=idx_words, tr=GATHER_TILE,
+                                              binds=("input", "cout")),
                   dict(_params(shape, k, descending, dt), aux1=pitch, aux2=tiles,
                        n_groups=groups), groups, cout="t")
     for s in inner.steps:
