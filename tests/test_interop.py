@@ -174,19 +174,23 @@ def test_record_into_the_users_encoder_with_their_own_pass(dev, user):
         op.record(object(), inputs=[x])
 
 
+def record_in_one_encoder(dev, op, inputs) -> list:
+    """op recorded once per input into one encoder, submitted: the recordings."""
+    encoder = dev.device.create_command_encoder()
+    recordings = [op.record(encoder, inputs=[x]) for x in inputs]
+    dev.device.queue.submit([encoder.finish()])
+    return recordings
+
+
 def test_two_recordings_in_one_encoder_have_their_own_scratch(dev):
     rng = rng_for("two recordings")
     a, b = (random_values(rng, (3, 20000), "float32") for _ in range(2))
-    xa, xb = dg.asarray(a), dg.asarray(b)
     op = dev.compile(dg.TopK1Desc(dg.TensorDesc("float32", a.shape),
                                   dg.TensorDesc("float32", (3, 9)),
                                   dg.TensorDesc("uint32", (3, 9)), 1, 9))
     assert op.scratch  # this plan uses scratch
-    encoder = dev.device.create_command_encoder()
-    ra = op.record(encoder, inputs=[xa])
-    rb = op.record(encoder, inputs=[xb])
+    ra, rb = record_in_one_encoder(dev, op, [dg.asarray(a), dg.asarray(b)])
     assert {id(h) for h in ra._holds}.isdisjoint(id(h) for h in rb._holds[:len(op.scratch)])
-    dev.device.queue.submit([encoder.finish()])
     assert_same(ra.outputs[1], topk_reference(a, 9)[1])
     assert_same(rb.outputs[1], topk_reference(b, 9)[1])
 
@@ -247,11 +251,7 @@ def test_gathered_rows_recorded_and_replayed(dev):
                                   dg.TensorDesc("float16", (50, 40)),
                                   dg.TensorDesc("uint32", (50, 40)), 0, 50))
     assert op.plan.notes["gathered"], op.plan.notes
-    encoder = dev.device.create_command_encoder()
-    ra = op.record(encoder, inputs=[xa])
-    rb = op.record(encoder, inputs=[xb])
-    dev.device.queue.submit([encoder.finish()])
-    for rec, h in ((ra, a), (rb, b)):
+    for rec, h in zip(record_in_one_encoder(dev, op, [xa, xb]), (a, b), strict=True):
         ev, ei = topk_reference(h, 50, 0)
         assert_same(rec.outputs[0], ev)
         assert_same(rec.outputs[1], ei)
