@@ -100,21 +100,27 @@ def test_output_views_leave_neighbours_alone(dev, dtype, shape, axes):
 def test_segmented_rows(tuned, dtype):
     """Short contiguous subsets: TPR threads each, several per workgroup, fused; a
     contiguous output is written as one block per workgroup (words shared at its ends by
-    atomics), a strided one subset by subset. Ties, NaN, the last workgroup partly idle."""
+    atomics; subsets crossing words, an invocation's place carried from word to word), a
+    strided one subset by subset. Ties, NaN, the last workgroup partly idle, an output view
+    starting mid-word, the winner at either end of a subset."""
     d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)  # (else few subsets take a workgroup each)
     rng = np.random.default_rng(11)
-    for n in (65, 129, 700, 1500):
+    for n in (33, 65, 129, 700, 1500):
         a = random_values(rng, (41, n), dtype)
         a[3] = a[3, 0]
+        a[5, -1] = np.inf  # winners at a subset's last element and at its first
+        a[6, 0] = np.inf
         x = dg.asarray(a, device=d)
-        for out in (None, dg.empty((n, 41), dtype, device=d).T):
+        buf = dg.empty((41 * n + 2,), dtype, device=d)
+        for out, block in ((None, True), (dg.empty((n, 41), dtype, device=d).T, False),
+                           (dg.Tensor(d, buf.buffer, dtype, a.shape, (n, 1), 1), True)):
             desc = dg.Hardmax1Desc(dg.TensorDesc.of(x),
                                    dg.TensorDesc.of(out) if out is not None
                                    else dg.TensorDesc(dtype, a.shape), (1,))
             plan = d.compile(desc).plan
             var = plan.steps[0].variables
             assert plan.notes["fused"] and 2 <= var["tpr"] < var["wg"], plan.notes
-            assert var["block_out"] == (out is None)
+            assert var["block_out"] == block
             got = dg.hardmax(x, 1, out=out)
             assert_same(got, hardmax_reference(a, (1,)))
         assert_same(dg.hardmax(x[:, 1:], 1), hardmax_reference(a[:, 1:], (1,)))  # mid-word

@@ -32,7 +32,8 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
             hot_words=dt.per_word > 1 and len(reds) == 1 and reds[0].strides == (1, 1),
             # (a workgroup per subset keeps its own write loop: measured at full speed on
             # the benchmark's 1 GiB float16 case before this path existed)
-            block_out=first.variables["tpr"] < first.variables["wg"] and _block_out(red))
+            block_out=first.variables["tpr"] < first.variables["wg"] and _block_out(red)
+            and red.n_red >= dt.per_word)
         p.notes["fused"] = True
         return p
     wg = tuning.REDUCE_WG
@@ -59,7 +60,8 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
 def _block_out(red: canon.Reduction) -> bool:
     """Whether consecutive subsets are consecutive blocks of the output (one reduced dim,
     contiguous, and the kept dims row-major right after it): then a workgroup writes its
-    subsets as one block."""
+    subsets as one block (whole words where they are at least a word long: the kernel's
+    word_hot)."""
     if len(red.red) != 1 or red.red[0].strides[1] != 1:
         return False
     expected = red.n_red
