@@ -180,7 +180,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # neighbouring entries), output-major where a workgroup per output does (one pass
     # writes none: False, so as not to key a second pipeline of the same code)
     smajor = split > 1 and merge == "col" and tuning.PARTIALS_SPLIT_MAJOR
-    common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL)
+    common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL,
+                  radix=tuning.REDUCE_TREE_RADIX)
     unroll = tuning.REDUCE_UNROLL
     if packed and tpr < wg:
         # short packed rows: a tile (TPR x unroll words) no longer than a row, else every

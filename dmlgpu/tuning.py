@@ -97,6 +97,14 @@ PACKED_ROWS_BYTES = {8: 128, 16: 256}
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
 HARDMAX_ROW_MIN_RED = 64
 
+# The row plans' tree over a row's threads (workgroup memory, a barrier a level) takes the
+# best of this many entries a level (2: a binary tree, log2(TPR) levels). Fewer barriers
+# did not pay: over 10 row-plan points x float32/float16/uint8/int64 (H200, wgpu-native,
+# 2026-11-25, bench/results/argreduce-radix/h200-wgpu-radix.json) radix 4 and 8 were equal
+# or worse (float32 rows of 512: 75% of copy at 2, 73% at 4, 68% at 8, 58% at 16) and no
+# point gained more than 2 points of copy; the reads a level cost more than the barriers.
+REDUCE_TREE_RADIX = 2
+
 # Threads the GPU needs in flight to saturate memory: an H100/H200 holds 132 SMs x 2048
 # threads. At 2^17 (half of that), argmax over a flat 2^28 float32 on an H200 reached 8% of
 # the copy kernel's bandwidth (2026-11-22, with branchy keys); raised to a full GPU.

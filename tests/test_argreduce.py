@@ -464,6 +464,33 @@ def test_segmented_rows(tuned, dtype):
     assert (True in short_tiles) is (dt.itemsize == 1), short_tiles
 
 
+@pytest.mark.parametrize("radix", [4, 8])
+@pytest.mark.parametrize("dtype", FULL_DTYPES)
+def test_tree_radix(tuned, dtype, radix):
+    """The row tree taking the best of `radix` entries a level (REDUCE_TREE_RADIX), with a
+    last level of fewer when log2(TPR) is no multiple of log2(radix): lone winners at
+    different threads' shares of a row, ties across shares, a row of one value."""
+    d = tuned(REDUCE_TREE_RADIX=radix, TARGET_THREADS=1, ROWS_TARGET_THREADS=1)
+    rng = rng_for("radix", dtype, radix)
+    tprs = set()
+    for n in (70, 130, 300, 1000, 5000, 40000):
+        x = planted(rng, (9, n), dtype)
+        x[3] = x[3, 0]
+        x[4, ::n // 7] = x[4].max()  # ties spread over threads' shares
+        for r in range(5, 9):  # one winner, a quarter further along each row
+            x[r] = random_values(rng, (n,), dtype, ties=False, specials=False)
+            x[r, (r - 5) * n // 4 + 3] = x[0, -1]
+        op = d.compile(dg.ArgMaxDesc(
+            dg.TensorDesc(dtype, x.shape), dg.TensorDesc("uint32", (9, 1)), (1,)))
+        assert op.plan.notes["strategy"] == "row", op.plan.notes
+        assert op.plan.steps[0].variables["radix"] == radix
+        tprs.add(op.plan.notes["threads_per_row"])
+        check(x, 1, tensor=dg.asarray(x, device=d))
+    # a tree of one level and of several, the last one short for some TPR
+    assert any(t <= radix for t in tprs) and any(t > radix for t in tprs), tprs
+    assert any((t.bit_length() - 1) % (radix.bit_length() - 1) for t in tprs), tprs
+
+
 @pytest.mark.parametrize("split", [False, True], ids=["one-pass", "split"])
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_interleaved_lanes(tuned, dtype, split):
