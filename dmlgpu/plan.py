@@ -91,6 +91,15 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     interleave = (not red_contig and kept_contig and n_red >= row_min
                   and reds[-1].strides[0] == inner and 2 <= lanes <= wg // 2
                   and inner * dt.bits < tuning.INTERLEAVE_BELOW_BITS)
+    # 8/16-bit reductions under a narrow contiguous kept dim that divides a word ((n, 2)
+    # uint8 over n): whole words, each holding pw / inner reduced indices of all `inner`
+    # outputs (element loads read each word pw times: float16 (8192, 4096, 2) over axis 1
+    # 35% of copy, uint8 28%; H200, 2026-11-25)
+    pw = dt.per_word
+    lanes_words = (interleave and sink == "index" and tuning.WORD_LANES and pw > 1
+                   and pw % inner == 0 and kept[-1].strides[0] == 1 and len(reds) == 1
+                   and n_red % (pw // inner) == 0
+                   and all(d.strides[0] % pw == 0 for d in kept[:-1]))
     # a short contiguous reduced run right under the kept dims ((n, m, 2) over n and the 2):
     # as many threads per output as the run is long, several outputs per workgroup, so that
     # a workgroup's loads are neighbouring runs of one row (a workgroup per output would
@@ -106,6 +115,16 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     elif segmented:
         strategy, threads = "row", n_out * tpr
         max_split = 1
+    elif lanes_words:
+        # TPR threads a block of `inner` outputs as contiguous rows take them (at least
+        # rows_bytes a thread), several blocks per workgroup; split where one block a
+        # workgroup leaves the GPU short of threads
+        n_words = n_red * inner // pw
+        tpr = min(wg, _pow2_floor(max(1, n_words * pw // elems)))
+        blocks = n_out // inner
+        tpr = max(tpr, min(wg, _pow2_floor(tuning.ROWS_TARGET_THREADS // blocks)))
+        strategy, interleave, threads = "lanes", False, blocks * tpr
+        max_split = _ceil(n_words, tuning.PACKED_ROW_CHUNK_WORDS) if tpr == wg else 1
     elif interleave:
         strategy, tpr = "row", wg // lanes
         threads = n_out // inner * wg
@@ -119,7 +138,6 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # 8/16-bit columns ("tilecol"): a thread per word of neighbouring outputs (the innermost
     # kept dim contiguous and whole words, every other stride whole words), several row
     # groups per workgroup over the reduced range
-    pw = dt.per_word
     tilecol = ((strategy == "col" or (interleave and sink == "index")) and pw > 1
                and tuning.TILECOL and n_red >= tuning.TILECOL_MIN_RED
                and kept_contig and kept[-1].strides[0] == 1
@@ -163,6 +181,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         groups = n_out // inner * split
     elif strategy == "row":
         groups = _ceil(n_out, wg // tpr) * split
+    elif strategy == "lanes":
+        groups = _ceil(n_out // inner, wg // tpr) * split
     else:  # (tilecol: threads are whole workgroups of words; its kernel takes no tpr)
         groups = _ceil(threads, wg) * split
         tpr = 0 if tilecol else wg
@@ -183,6 +203,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL,
                   radix=tuning.REDUCE_TREE_RADIX)
     unroll = tuning.REDUCE_UNROLL
+    if strategy == "lanes":  # (a tile no longer than a block's words, as packed rows)
+        unroll = min(unroll, _pow2_floor(max(1, n_red * inner // pw // tpr)))
     if packed and tpr < wg:
         # short packed rows: a tile (TPR x unroll words) no longer than a row, else every
         # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
@@ -190,7 +212,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
                                  packed_rows=packed, ry=ry,
                                  interleave=interleave, wg=wg, tpr=tpr, vout=vout,
-                                 idx_words=idx_words, unroll=unroll),
+                                 idx_words=idx_words, unroll=unroll,
+                                 **(dict(cols=inner) if strategy == "lanes" else {})),
                   dict(dims, n_out=n_out, n_red=n_red, chunk=chunk, n_split=split,
                        n_groups=groups),
                   groups, "input", "output" if split == 1 else "partials",
@@ -208,8 +231,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                           mgroups, "partials", "output"))
     return Plan(steps, partial_bytes, dict(strategy="interleave" if interleave else strategy,
                                            split=split, chunk=chunk,
-                                           threads_per_row=tpr if strategy == "row" else 0,
-                                           packed=packed or tilecol,
+                                           threads_per_row=tpr if strategy in ("row", "lanes")
+                                           else 0,
+                                           packed=packed or tilecol or strategy == "lanes",
                                            row_groups=ry, outputs_per_thread=vout))
 
 

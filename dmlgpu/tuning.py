@@ -177,6 +177,12 @@ MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgrou
 # 18%, int64 68 -> 103%; a thread per output ("col") reached only 22% / 12% for float16 /
 # uint8, too few threads for the GPU.
 INTERLEAVE_BELOW_BITS = 1024
+# ...and 8/16-bit ones whose inner kept dim divides a word ("lanes": whole words, a max per
+# output lane) read words instead of elements. H200, wgpu-native, 2026-11-25, % of copy,
+# element lanes -> word lanes, same run (bench/results/argreduce-lanes/h200-wgpu-lanes.json):
+# (8192, 4096, 2) over axis 1 uint8 29 -> 67, float16 34 -> 74, int16 48 -> 87; over (0, 1)
+# uint8 29 -> 61, float16 34 -> 65; uint8 (16384, 2048, 4) over axis 1 28 -> 67.
+WORD_LANES = True
 
 # The merge pass reads partials with a thread per output once there are this many outputs.
 MERGE_COL_MIN_OUT = 4096

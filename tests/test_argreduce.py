@@ -498,7 +498,8 @@ def test_interleaved_lanes(tuned, dtype, split):
     over n, (h, w, 4) over h and w): its outputs share a workgroup, lanes interleaved over
     them (3: a lane of four idle). Planted extremes and ties in every column, NaN, a row
     of one value; one pass, or split over workgroups and merged."""
-    d = tuned(MIN_ROW_CHUNK=512) if split else tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)
+    d = tuned(MIN_ROW_CHUNK=512, WORD_LANES=False) if split else \
+        tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1, WORD_LANES=False)
     rng = rng_for("interleave", dtype)
     cases = [((3001, 2), (0,)), ((2, 1500, 3), (1,)), ((40, 31, 4), (0, 1)),
              ((1100, 5), (0,))]
@@ -516,6 +517,63 @@ def test_interleaved_lanes(tuned, dtype, split):
         assert (notes["split"] > 1) is split, (shape, notes)
         assert n >= tuning.ROW_MIN_RED
         check(x, axes, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
+
+
+WORD_LANE_DTYPES = ("uint8", "int8", "float16", "int16", "uint16")
+
+
+def word_lane_input(rng, n: int, cols: int, dtype: str) -> np.ndarray:
+    """(n, cols): random values; per column, the type's max at two places (first and last
+    of a tie far apart, at different threads' words), a column of one value, NaN planted
+    in float16."""
+    x = random_values(rng, (n, cols), dtype, ties=False, specials=False)
+    top = np.finfo(dtype).max if dtype == "float16" else np.iinfo(dtype).max
+    for c in range(cols - 1):
+        x[[(c + 1) * n // (cols + 2) + c, n - 1 - 3 * c], c] = top
+    x[:, -1] = x[0, -1]
+    if dtype == "float16":
+        x[n // 3, 0] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", WORD_LANE_DTYPES)
+def test_word_lanes(tuned, dtype):
+    """8/16-bit reductions under a narrow contiguous kept dim that divides a word ((n, 2)
+    over n; uint8 (n, 4)): whole words, a max per output lane. One block a workgroup or
+    several, split over workgroups, whole tiles and partial ones, views starting mid-word
+    (two words joined per load), NaN, ties and a column of one value."""
+    pw = 4 // np.dtype(dtype).itemsize
+    rng = rng_for("word lanes", dtype)
+    combos = combos_for(dtype)
+    tprs = set()
+    for cols in [c for c in (2, 4) if pw % c == 0]:
+        g = pw // cols
+        # (tuning, blocks, reduced length, split expected)
+        for numbers, blocks, n, split in (
+                (dict(ROWS_TARGET_THREADS=1, TARGET_THREADS=1), 5, 2000 * g, False),
+                (dict(ROWS_TARGET_THREADS=1 << 19, TARGET_THREADS=1), 1, 1500 * g + g, False),
+                (dict(PACKED_ROW_CHUNK_WORDS=64, TARGET_THREADS=1 << 20,
+                      ROWS_TARGET_THREADS=1 << 20), 3, 5000 * g, True)):
+            d = tuned(**numbers)
+            x = np.stack([word_lane_input(rng, n, cols, dtype) for _ in range(blocks)])
+            op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, x.shape),
+                                         dg.TensorDesc("uint32", (blocks, 1, cols)), (1,)))
+            notes, first = op.plan.notes, op.plan.steps[0].variables
+            assert notes["strategy"] == "lanes" and first["cols"] == cols, notes
+            assert (notes["split"] > 1) is split, notes
+            tprs.add(notes["threads_per_row"])
+            check(x, 1, tensor=dg.asarray(x, device=d), combos=combos)
+            # the same values at element offsets 1 .. pw - 1 of a flat buffer
+            for off in range(1, pw):
+                flat = np.concatenate([np.zeros(off, dtype), x.reshape(-1)])
+                t = dg.asarray(flat, device=d)[off:].reshape(x.shape)
+                check(x, 1, tensor=t, combos=combos[:2])
+    assert min(tprs) < tuning.REDUCE_WG, tprs  # (several blocks a workgroup)
+    if pw == 4:  # the element lanes where the reduced length is no multiple of a word's rows
+        x = word_lane_input(rng, 3001, 2, dtype)
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, x.shape),
+                                     dg.TensorDesc("uint32", (1, 2)), (0,)))
+        assert op.plan.notes["strategy"] == "interleave", op.plan.notes
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
@@ -598,7 +656,7 @@ def test_tile_columns(tuned, dtype):
     workgroups and merged (output- and split-major partials), one, two and three reduced
     dims, a kept dim under a workgroup's width; views starting mid-word (two words joined per
     load), reversed views (negative strides). Odd or narrow kept widths stay "col" /
-    "interleave"."""
+    "interleave" / "lanes"."""
     # (both merges at these sizes; the row groups the cases below expect)
     d = tuned(MERGE_COL_MIN_OUT=64, TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0)
     rng = rng_for("tile columns", dtype)
@@ -622,7 +680,7 @@ def test_tile_columns(tuned, dtype):
                                      dg.TensorDesc("uint32", out), axes))
         notes = op.plan.notes
         if ry == 0:
-            assert notes["strategy"] in ("col", "interleave"), (shape, notes)
+            assert notes["strategy"] in ("col", "interleave", "lanes"), (shape, notes)
         else:
             assert notes["strategy"] == "tilecol" and notes["packed"], (shape, notes)
             assert ry is None or notes["row_groups"] == ry, (shape, notes)
