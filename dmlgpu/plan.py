@@ -144,15 +144,27 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                and kept[-1].size % pw == 0
                and kept[-1].size * dt.bits >= tuning.TILECOL_MIN_INNER_BITS
                and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
+    # ... and short runs under the innermost kept dim ((n, m, 2) uint8 over n and the 2): a
+    # word holds the runs of pw / run neighbouring outputs; the kernel walks the reduced
+    # dims above the run, `run` lanes of a word per output
+    run_words = (short_run and sink == "index" and pw > 1 and tuning.TILECOL_RUNS
+                 and pw % run == 0 and kept[-1].size * run % pw == 0
+                 and kept[-1].size * run * dt.bits >= tuning.TILECOL_MIN_INNER_BITS
+                 and n_red // run >= tuning.TILECOL_MIN_RED
+                 and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds[:-1])))
+    wrun = run if run_words else 1
+    walked = reds[:-1] if run_words else reds  # the reduced dims the first step walks
+    n_walk = n_red // wrun
     ry = 1
-    if tilecol:
-        n_words = n_out // pw
-        inner_words = kept[-1].size // pw
+    if tilecol or run_words:
+        tilecol = True
+        n_words = n_out * wrun // pw
+        inner_words = kept[-1].size * wrun // pw
         wx_min = min(tuning.TILECOL_WX, 1 << max(0, inner_words - 1).bit_length())
-        ry = max(1, min(wg // wx_min, _pow2_floor(n_red // tuning.TILECOL_MIN_ROWS)))
+        ry = max(1, min(wg // wx_min, _pow2_floor(n_walk // tuning.TILECOL_MIN_ROWS)))
         strategy, interleave, tpr = "tilecol", False, 0
         threads = _ceil(n_words, wg // ry) * wg
-        max_split = _ceil(n_red, ry * tuning.TILECOL_MIN_ROWS)
+        max_split = _ceil(n_walk, ry * tuning.TILECOL_MIN_ROWS)
     # short column reductions over many outputs: COL_VOUT neighbouring outputs of the
     # innermost kept dim a thread (one reduced dim), its fixed costs shared
     vout = tuning.COL_VOUT.get(dt.bits, 1)
@@ -175,8 +187,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     split = 1
     if threads < tuning.TARGET_THREADS:
         split = max(1, min(_ceil(tuning.TARGET_THREADS, threads), max_split, tuning.MAX_SPLIT))
-    chunk = _ceil(n_red, split)
-    split = _ceil(n_red, chunk)
+    chunk = _ceil(n_walk, split)
+    split = _ceil(n_walk, chunk)
     if interleave:
         groups = n_out // inner * split
     elif strategy == "row":
@@ -202,6 +214,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     smajor = split > 1 and merge == "col" and tuning.PARTIALS_SPLIT_MAJOR
     common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL,
                   radix=tuning.REDUCE_TREE_RADIX)
+    first = dict(common, multi_red=len(walked) > 1, red2=len(walked) == 2)
+    if tilecol:
+        first["run"] = wrun
     unroll = tuning.REDUCE_UNROLL
     if strategy == "lanes":  # (a tile no longer than a block's words, as packed rows)
         unroll = min(unroll, _pow2_floor(max(1, n_red * inner // pw // tpr)))
@@ -209,12 +224,13 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # short packed rows: a tile (TPR x unroll words) no longer than a row, else every
         # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
         unroll = min(unroll, _pow2_floor(max(1, n_red // pw // tpr)))
-    steps = [Step(template, dict(common, strategy=strategy, source="input", sink=first_sink,
+    steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
                                  packed_rows=packed, ry=ry,
                                  interleave=interleave, wg=wg, tpr=tpr, vout=vout,
                                  idx_words=idx_words, unroll=unroll,
                                  **(dict(cols=inner) if strategy == "lanes" else {})),
-                  dict(dims, n_out=n_out, n_red=n_red, chunk=chunk, n_split=split,
+                  dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],
+                       nr=len(walked), n_out=n_out, n_red=n_walk, chunk=chunk, n_split=split,
                        n_groups=groups),
                   groups, "input", "output" if split == 1 else "partials",
                   word_aligned=packed and len(reds) > 1)]
@@ -234,7 +250,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                            threads_per_row=tpr if strategy in ("row", "lanes")
                                            else 0,
                                            packed=packed or tilecol or strategy == "lanes",
-                                           row_groups=ry, outputs_per_thread=vout))
+                                           row_groups=ry, outputs_per_thread=vout,
+                                           lanes_per_output=wrun))
 
 
 def windows(buffer, byte_lo: int, byte_hi: int, window_bytes: int, max_windows: int,

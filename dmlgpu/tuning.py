@@ -162,6 +162,13 @@ TILECOL_MIN_INNER_BITS = 256
 # same run): two-element columns float16 (2, 4096, 8192) over axis 0 35 -> 55, (2, 256,
 # 256, 1024) 50 -> 62, uint8 51 -> 60 and 41 -> 47; columns of 3 to 63 not measured.
 TILECOL_MIN_RED = 64
+# ...and takes short reduced runs under the innermost kept dim as lanes of a word
+# ((8192, 4096, 2) over (0, 2)), where the run divides a word, instead of a thread per run
+# element. H200, wgpu-native, 2026-11-25, % of copy, threads -> word lanes, same run
+# (bench/results/argreduce-runs/h200-wgpu-runs.json): (8192, 4096, 2) over (0, 2) uint8
+# 19 -> 60, float16 41 -> 71, int16 45 -> 79; (65536, 512, 2) over (0, 2) uint8 24 -> 58,
+# float16 53 -> 70; uint8 runs of 4, (4096, 8192, 4) over (0, 2) 53 -> 77.
+TILECOL_RUNS = True
 MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
 
 # Reductions whose innermost kept dim is contiguous and directly under the reduced dims go

@@ -577,10 +577,12 @@ def test_word_lanes(tuned, dtype):
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
-def test_short_runs_under_kept_dims(dev, dtype):
+def test_short_runs_under_kept_dims(tuned, dtype):
     """A short contiguous reduced run right under the kept dims, more reduced dims above
     ((n, m, 2) over n and the 2): threads per output as many as the run's power-of-two
-    floor, several outputs per workgroup, split over workgroups and merged."""
+    floor, several outputs per workgroup, split over workgroups and merged (8/16-bit runs
+    that divide a word too, with their word lanes off: test_short_runs_as_word_lanes)."""
+    dev = tuned(TILECOL_RUNS=False)
     rng = rng_for("short runs", dtype)
     for shape, axes, tpr in (((700, 40, 2), (0, 2), 2), ((80, 300, 5, 3), (0, 2, 3), 8)):
         out = tuple(1 if i in axes else k for i, k in enumerate(shape))
@@ -591,6 +593,52 @@ def test_short_runs_under_kept_dims(dev, dtype):
         assert notes["split"] > 1, (shape, notes)
         x = random_values(rng, shape, dtype)
         check(x, axes, combos=combos_for(dtype))
+
+
+@pytest.mark.parametrize("dtype", WORD_LANE_DTYPES)
+def test_short_runs_as_word_lanes(tuned, dtype):
+    """8/16-bit short reduced runs under the innermost kept dim, where the run divides a
+    word ((n, m, 2) over n and the 2; 8-bit runs of 4): "tilecol" with a run's lanes of a
+    word per output. One walked reduced dim or two, one row group or several, split and
+    merged or not, views starting mid-word, the outer reduced dim reversed; extremes
+    planted at both ends of the runs (first and last of ties far apart), NaN."""
+    # (short runs from 128 elements: a reduction of one row group)
+    d = tuned(MERGE_COL_MIN_OUT=64, TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0, ROW_MIN_RED=128)
+    pw = 4 // np.dtype(dtype).itemsize
+    rng = rng_for("short run lanes", dtype)
+    combos = combos_for(dtype)
+    top = np.finfo(dtype).max if dtype == "float16" else np.iinfo(dtype).max
+    cases = [((1500, 64, 2), (0, 2)), ((100, 256, 2), (0, 2)), ((30, 40, 128, 2), (0, 1, 3))]
+    if pw == 4:
+        cases.append(((700, 64, 4), (0, 2)))
+    seen = set()
+    for shape, axes in cases:
+        run = shape[-1]
+        x = random_values(rng, shape, dtype, ties=False, specials=False)
+        x[7, ..., 0] = top
+        x[-3, ..., run - 1] = top
+        if dtype == "float16":
+            x[11, ..., 1][..., ::3] = np.nan
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
+                                     axes))
+        notes = op.plan.notes
+        assert notes["strategy"] == "tilecol" and notes["lanes_per_output"] == run, notes
+        seen.add((notes["row_groups"] > 1, notes["split"] > 1))
+        check(x, axes, tensor=dg.asarray(x, device=d), combos=combos)
+        for off in range(1, pw):  # the same values at element offsets 1 .. pw - 1
+            flat = np.concatenate([np.zeros(off, dtype), x.reshape(-1)])
+            t = dg.asarray(flat, device=d)[off:].reshape(shape)
+            check(x, axes, tensor=t, combos=combos[:2])
+        check(x[::-1], axes, tensor=dg.asarray(x, device=d)[::-1], combos=combos[2:])
+    assert seen == {(True, True), (False, True)}, seen
+    # one pass: no partials
+    d = tuned(TARGET_THREADS=1)
+    x = random_values(rng, (1500, 64, 2), dtype)
+    op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, x.shape),
+                                 dg.TensorDesc("uint32", (1, 64, 1)), (0, 2)))
+    assert op.plan.notes["split"] == 1 and op.plan.notes["lanes_per_output"] == 2, op.plan.notes
+    check(x, (0, 2), tensor=dg.asarray(x, device=d), combos=combos)
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
