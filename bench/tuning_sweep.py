@@ -47,6 +47,9 @@ def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[
         for ci, (name, cfg, *over) in enumerate(passes + list(configs)):
             sp = dict(spec, **(over[0] if over else {}))
             for k, v in {**defaults, **cfg}.items():
+                if isinstance(v, dict):  # (JSON keys are strings: COL_VOUT's are bit widths)
+                    v = {int(a) if isinstance(a, str) and a.isdigit() else a: b
+                         for a, b in v.items()}
                 setattr(tuning, k, v)
             dev = dg.Device(webgpu=impl)  # plans are cached per device: one per config
             prog = report.Progress(0)

@@ -25,8 +25,9 @@ class Step:
     n_groups: int
     source: str  # "input" or "partials"
     sink: str  # "output" or "partials"
-    # its packed_rows variant reads whole words of several reduced dims: it needs the
-    # input's offset a whole word too (checked when bound; element loads otherwise)
+    # its packed_rows / col_words variant reads whole words of several reduced dims or of
+    # neighbouring columns: it needs the input's offset a whole word too (checked when
+    # bound; element loads otherwise)
     word_aligned: bool = False
 
 
@@ -173,6 +174,11 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         threads = n_out // vout
     else:
         vout = 1
+    # ... read as whole words of neighbouring outputs where they are 8/16-bit columns (the
+    # inner kept dim contiguous, every other stride whole words; the offset: when bound)
+    col_words = (vout > 1 and pw > 1 and vout % pw == 0 and tuning.COL_WORDS
+                 and kept[-1].strides[0] == 1
+                 and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
     # 8/16-bit contiguous rows read as whole words; with several reduced dims only where
     # the inner runs, the outer reduced strides (positive) and the kept strides are whole
     # words, and (checked when bound: ops.base) so is the input's offset
@@ -228,12 +234,13 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                  packed_rows=packed, ry=ry,
                                  interleave=interleave, wg=wg, tpr=tpr, vout=vout,
                                  idx_words=idx_words, unroll=unroll,
-                                 **(dict(cols=inner) if strategy == "lanes" else {})),
+                                 **(dict(cols=inner) if strategy == "lanes" else {}),
+                                 **(dict(col_words=col_words) if vout > 1 else {})),
                   dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],
                        nr=len(walked), n_out=n_out, n_red=n_walk, chunk=chunk, n_split=split,
                        n_groups=groups),
                   groups, "input", "output" if split == 1 else "partials",
-                  word_aligned=packed and len(reds) > 1)]
+                  word_aligned=(packed and len(reds) > 1) or col_words)]
     partial_bytes = 0
     if split > 1:
         partial_bytes = n_out * split * (dt.key_words + 1) * 4
@@ -249,7 +256,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                            split=split, chunk=chunk,
                                            threads_per_row=tpr if strategy in ("row", "lanes")
                                            else 0,
-                                           packed=packed or tilecol or strategy == "lanes",
+                                           packed=packed or tilecol or strategy == "lanes"
+                                           or col_words,
                                            row_groups=ry, outputs_per_thread=vout,
                                            lanes_per_output=wrun))
 

@@ -138,6 +138,14 @@ MIN_COL_CHUNK = 64  # elements per thread
 # 64-bit keys take 2 (their worst point 95% against 84% at 4).
 COL_VOUT = {8: 4, 16: 4, 32: 4, 64: 2}
 COL_VOUT_MAX_RED = 64
+# 8/16-bit columns of COL_VOUT outputs (a multiple of a word's) read as words, the lanes'
+# keys at once. H200, wgpu-native, 2026-11-25, % of copy, element loads -> words, same run
+# (bench/results/argreduce-colwords/h200-wgpu-cols.json): two-element columns (2, 4096,
+# 8192) over axis 0 float16 56 -> 66, uint8 60 -> 62; (2, 256, 256, 1024) float16 61 -> 71;
+# sixteen-element columns (16, 4096, 2048) float16 53 -> 77, uint8 37 -> 45, int16 76 -> 94.
+# (8 outputs a thread with words: 16-element columns better still, float16 83, but uint8
+# two-element columns 62 -> 44; 16 a thread: 14-24% on two-element columns: COL_VOUT stays.)
+COL_WORDS = True
 # 8/16-bit column plans ("tilecol"): a thread per word of neighbouring outputs, TILECOL_WX
 # words side by side (a warp reads one row's 128 bytes), the rest of the workgroup's threads
 # as row groups over the reduced range, at least TILECOL_MIN_ROWS rows each. H100,

@@ -763,27 +763,37 @@ def test_tile_columns(tuned, dtype):
     check(x[::-1, :, ::-1], (0, 2), tensor=t, index_dtype="int64", combos=HALF)
 
 
-@pytest.mark.parametrize("vout", [2, 4])
+@pytest.mark.parametrize("vout", [2, 4, 8])
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_column_outputs_per_thread(tuned, dtype, vout):
     """Short column reductions with COL_VOUT neighbouring outputs a thread: rows of 2 and 3
-    over many rows, two- and five-element columns (8/16-bit ones kept from "tilecol"),
-    reversed and strided kept dims, a split with a merge, 64-bit indices; an innermost kept
-    dim that is not a multiple of COL_VOUT keeps one output a thread."""
+    over many rows, two- and five-element columns (8/16-bit ones kept from "tilecol"; read
+    as words where COL_VOUT is a multiple of a word's elements, element loads for views
+    starting mid-word), reversed and strided kept dims, a split with a merge, 64-bit
+    indices; an innermost kept dim that is not a multiple of COL_VOUT keeps one output a
+    thread."""
     every = dict.fromkeys((8, 16, 32, 64), vout)
     d = tuned(COL_VOUT=every, TILECOL_MIN_RED=64, ROWS_TARGET_THREADS=1)
     rng = rng_for("vout", dtype, vout)
-    cases = [((96, 2), (1,)), ((4, 40, 3), (2,)), ((2, 24, 16), (0,)), ((5, 8, 12), (0,))]
-    for shape, axes in cases:
+    pw = 4 // min(4, np.dtype(dtype).itemsize)
+    cases = [((96, 2), (1,), False), ((4, 40, 3), (2,), False), ((2, 24, 16), (0,), True),
+             ((5, 8, 16), (0,), True)]
+    for shape, axes, columns in cases:
         x = random_values(rng, shape, dtype)
         t = dg.asarray(x, device=d)
         out = tuple(1 if i in axes else k for i, k in enumerate(shape))
         op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
                                      axes))
         assert op.plan.notes["outputs_per_thread"] == vout, (shape, op.plan.notes)
+        words = columns and pw > 1 and vout % pw == 0
+        assert op.plan.notes["packed"] is words, (shape, op.plan.notes)
         check(x, axes, tensor=t, combos=combos_for(dtype))
         check(x[..., ::-1, :], axes, tensor=t[..., ::-1, :], combos=HALF)  # negative strides
+        check(x[::-1], axes, tensor=t[::-1], combos=HALF)
         check(x[::2], axes, tensor=t[::2], combos=HALF, index_dtype="int64")
+        for off in range(1, pw) if words else ():  # views starting mid-word: element loads
+            flat = np.concatenate([np.zeros(off, dtype), x.reshape(-1)])
+            check(x, axes, tensor=dg.asarray(flat, device=d)[off:].reshape(shape), combos=HALF)
     x = random_values(rng, (5, 7, 2), dtype)  # 35 kept: one output a thread
     op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, x.shape), dg.TensorDesc("uint32", (5, 7, 1)),
                                  (2,)))

@@ -331,7 +331,8 @@ def plan_launches(device, plan, x, out, scratch=None) -> list[Launch]:
         variables = step.variables
         if step.word_aligned and src_off % variables["dt"].per_word:
             # words of a view that starts mid-word are not its runs: element loads instead
-            variables = dict(variables, packed_rows=False)
+            variables = dict(variables, **{k: False for k in ("packed_rows", "col_words")
+                                           if variables.get(k)})
         pipeline, layout = device.pipelines.get(step.template, **variables,
                                                 n_in_win=len(src), n_out_win=len(dst))
         params = planmod.pack_uniform(step.params, in_offset=src_off, out_offset=dst_off,
