@@ -144,7 +144,9 @@ COL_VOUT_MAX_RED = 64
 # 8192) over axis 0 float16 56 -> 66, uint8 60 -> 62; (2, 256, 256, 1024) float16 61 -> 71;
 # sixteen-element columns (16, 4096, 2048) float16 53 -> 77, uint8 37 -> 45, int16 76 -> 94.
 # (8 outputs a thread with words: 16-element columns better still, float16 83, but uint8
-# two-element columns 62 -> 44; 16 a thread: 14-24% on two-element columns: COL_VOUT stays.)
+# two-element columns 62 -> 44; 16 a thread: 14-24% on two-element columns: COL_VOUT stays.
+# Rows of 2 read as words, whole rows to a word, lost: float16 (8192, 4096, 2) over axis 2
+# 56 -> 43, uint8 62 -> 45, h200-wgpu-rows.json: they keep element loads.)
 COL_WORDS = True
 # 8/16-bit column plans ("tilecol"): a thread per word of neighbouring outputs, TILECOL_WX
 # words side by side (a warp reads one row's 128 bytes), the rest of the workgroup's threads
