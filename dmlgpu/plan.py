@@ -25,10 +25,10 @@ class Step:
     n_groups: int
     source: str  # "input" or "partials"
     sink: str  # "output" or "partials"
-    # its packed_rows / col_words variant reads whole words of several reduced dims or of
-    # neighbouring columns: it needs the input's offset a whole word too (checked when
-    # bound; element loads otherwise)
-    word_aligned: bool = False
+    # variables of its element-load variant, for an input whose offset is not a whole word
+    # (checked when bound): its word loads (packed_rows over several reduced dims,
+    # col_words) need one
+    mid_word: dict | None = None
 
 
 @dataclass
@@ -120,12 +120,12 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # TPR threads a block of `inner` outputs as contiguous rows take them (at least
         # rows_bytes a thread), several blocks per workgroup; split where one block a
         # workgroup leaves the GPU short of threads
-        n_words = n_red * inner // pw
-        tpr = min(wg, _pow2_floor(max(1, n_words * pw // elems)))
+        block_words = n_red * inner // pw
+        tpr = min(wg, _pow2_floor(max(1, block_words * pw // elems)))
         blocks = n_out // inner
         tpr = max(tpr, min(wg, _pow2_floor(tuning.ROWS_TARGET_THREADS // blocks)))
         strategy, interleave, threads = "lanes", False, blocks * tpr
-        max_split = _ceil(n_words, tuning.PACKED_ROW_CHUNK_WORDS) if tpr == wg else 1
+        max_split = _ceil(block_words, tuning.PACKED_ROW_CHUNK_WORDS) if tpr == wg else 1
     elif interleave:
         strategy, tpr = "row", wg // lanes
         threads = n_out // inner * wg
@@ -156,9 +156,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     wrun = run if run_words else 1
     walked = reds[:-1] if run_words else reds  # the reduced dims the first step walks
     n_walk = n_red // wrun
+    tilecol = tilecol or run_words
     ry = 1
-    if tilecol or run_words:
-        tilecol = True
+    if tilecol:
         n_words = n_out * wrun // pw
         inner_words = kept[-1].size * wrun // pw
         wx_min = min(tuning.TILECOL_WX, 1 << max(0, inner_words - 1).bit_length())
@@ -225,7 +225,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         first["run"] = wrun
     unroll = tuning.REDUCE_UNROLL
     if strategy == "lanes":  # (a tile no longer than a block's words, as packed rows)
-        unroll = min(unroll, _pow2_floor(max(1, n_red * inner // pw // tpr)))
+        unroll = min(unroll, _pow2_floor(max(1, block_words // tpr)))
     if packed and tpr < wg:
         # short packed rows: a tile (TPR x unroll words) no longer than a row, else every
         # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
@@ -240,7 +240,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                        nr=len(walked), n_out=n_out, n_red=n_walk, chunk=chunk, n_split=split,
                        n_groups=groups),
                   groups, "input", "output" if split == 1 else "partials",
-                  word_aligned=(packed and len(reds) > 1) or col_words)]
+                  mid_word=(dict(packed_rows=False) if packed and len(reds) > 1 else
+                            dict(col_words=False) if col_words else None))]
     partial_bytes = 0
     if split > 1:
         partial_bytes = n_out * split * (dt.key_words + 1) * 4

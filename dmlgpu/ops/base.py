@@ -329,10 +329,9 @@ def plan_launches(device, plan, x, out, scratch=None) -> list[Launch]:
         else:
             dst, dst_off = [(scratch, 0, scratch_bytes)], 0
         variables = step.variables
-        if step.word_aligned and src_off % variables["dt"].per_word:
+        if step.mid_word and src_off % variables["dt"].per_word:
             # words of a view that starts mid-word are not its runs: element loads instead
-            variables = dict(variables, **{k: False for k in ("packed_rows", "col_words")
-                                           if variables.get(k)})
+            variables = dict(variables, **step.mid_word)
         pipeline, layout = device.pipelines.get(step.template, **variables,
                                                 n_in_win=len(src), n_out_win=len(dst))
         params = planmod.pack_uniform(step.params, in_offset=src_off, out_offset=dst_off,
