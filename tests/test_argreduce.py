@@ -522,6 +522,13 @@ def test_interleaved_lanes(tuned, dtype, split):
 WORD_LANE_DTYPES = ("uint8", "int8", "float16", "int16", "uint16")
 
 
+def at_offset(x: np.ndarray, off: int, device) -> dg.Tensor:
+    """`x` on `device` as a view starting `off` elements into its buffer (mid-word for 8/16-bit
+    types where off is not a multiple of a word's elements)."""
+    flat = np.concatenate([np.zeros(off, x.dtype), x.reshape(-1)])
+    return dg.asarray(flat, device=device)[off:].reshape(x.shape)
+
+
 def word_lane_input(rng, n: int, cols: int, dtype: str) -> np.ndarray:
     """(n, cols): random values; per column, the type's max at two places (first and last
     of a tie far apart, at different threads' words), a column of one value, NaN planted
@@ -565,9 +572,7 @@ def test_word_lanes(tuned, dtype):
             check(x, 1, tensor=dg.asarray(x, device=d), combos=combos)
             # the same values at element offsets 1 .. pw - 1 of a flat buffer
             for off in range(1, pw):
-                flat = np.concatenate([np.zeros(off, dtype), x.reshape(-1)])
-                t = dg.asarray(flat, device=d)[off:].reshape(x.shape)
-                check(x, 1, tensor=t, combos=combos[:2])
+                check(x, 1, tensor=at_offset(x, off, d), combos=combos[:2])
     assert min(tprs) < tuning.REDUCE_WG, tprs  # (several blocks a workgroup)
     if pw == 4:  # the element lanes where the reduced length is no multiple of a word's rows
         x = word_lane_input(rng, 3001, 2, dtype)
@@ -627,9 +632,7 @@ def test_short_runs_as_word_lanes(tuned, dtype):
         seen.add((notes["row_groups"] > 1, notes["split"] > 1))
         check(x, axes, tensor=dg.asarray(x, device=d), combos=combos)
         for off in range(1, pw):  # the same values at element offsets 1 .. pw - 1
-            flat = np.concatenate([np.zeros(off, dtype), x.reshape(-1)])
-            t = dg.asarray(flat, device=d)[off:].reshape(shape)
-            check(x, axes, tensor=t, combos=combos[:2])
+            check(x, axes, tensor=at_offset(x, off, d), combos=combos[:2])
         check(x[::-1], axes, tensor=dg.asarray(x, device=d)[::-1], combos=combos[2:])
     assert seen == {(True, True), (False, True)}, seen
     # one pass: no partials
@@ -794,8 +797,7 @@ def test_column_outputs_per_thread(tuned, dtype, vout):
         check(x[::-1], axes, tensor=t[::-1], combos=HALF)
         check(x[::2], axes, tensor=t[::2], combos=HALF, index_dtype="int64")
         for off in range(1, pw) if words else ():  # views starting mid-word: element loads
-            flat = np.concatenate([np.zeros(off, dtype), x.reshape(-1)])
-            check(x, axes, tensor=dg.asarray(flat, device=d)[off:].reshape(shape), combos=HALF)
+            check(x, axes, tensor=at_offset(x, off, d), combos=HALF)
     x = random_values(rng, (5, 7, 2), dtype)  # 35 kept: one output a thread
     op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, x.shape), dg.TensorDesc("uint32", (5, 7, 1)),
                                  (2,)))
