@@ -48,11 +48,11 @@ def _pow2_floor(n: int) -> int:
 
 
 def rows_bytes(dt, sink: str = "index") -> int:
-    """Bytes a thread of a row plan reads at least (tuning.ROWS_BYTES; ArgMax/ArgMin of
-    8/16-bit rows: PACKED_ROWS_BYTES)."""
+    """Bytes a thread of a row plan reads at least (tuning.ROWS_BYTES; ArgMax/ArgMin:
+    ARG_ROWS_BYTES by element bits)."""
     if tuning.ROWS_BYTES <= 0 or sink != "index":
         return tuning.ROWS_BYTES
-    return tuning.PACKED_ROWS_BYTES.get(dt.bits, tuning.ROWS_BYTES)
+    return tuning.ARG_ROWS_BYTES.get(dt.bits, tuning.ROWS_BYTES)
 
 
 def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
@@ -74,12 +74,16 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     kept_contig = bool(kept) and abs(kept[-1].strides[0]) == 1
     row_min = tuning.ROW_MIN_RED if sink == "index" else tuning.HARDMAX_ROW_MIN_RED
     # contiguous rows shorter than a workgroup's share: TPR threads per row, several rows
-    # per group (ROWS_BYTES, at least an unrolled iteration's elements, per thread, and at
-    # least 2 threads per row from twice that)
+    # per group (rows_bytes, at least an unrolled iteration's elements, per thread), and at
+    # least 2 threads per row from twice that; ArgMax/ArgMin: up to ROWS_MIN_TPR while each
+    # keeps ROWS_MIN_WORDS words and an unrolled iteration's elements
     elems = max(tuning.REDUCE_UNROLL, rows_bytes(dt, sink) * 8 // dt.bits)
     tpr = min(wg, _pow2_floor(n_red // elems))
-    if n_red >= 2 * tuning.REDUCE_UNROLL:
-        tpr = max(tpr, 2)
+    least = 2
+    if sink == "index":
+        words = n_red * dt.bits // 32
+        least = max(2, min(tuning.ROWS_MIN_TPR, _pow2_floor(words // tuning.ROWS_MIN_WORDS)))
+    tpr = max(tpr, min(least, _pow2_floor(n_red // tuning.REDUCE_UNROLL)))
     # few rows: more threads each, up to a workgroup (64 rows of 1000 float32 took 0.015 ms
     # at 32 threads a row, 8 workgroups, against 0.008 ms with a workgroup each; H100)
     tpr = max(tpr, min(wg, _pow2_floor(tuning.ROWS_TARGET_THREADS // max(1, n_out))))
@@ -220,7 +224,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     smajor = split > 1 and merge == "col" and tuning.PARTIALS_SPLIT_MAJOR
     common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL,
                   radix=tuning.REDUCE_TREE_RADIX)
-    first = dict(common, multi_red=len(walked) > 1, red2=len(walked) == 2)
+    first = dict(common, multi_red=len(walked) > 1, red2=len(walked) == 2, walk="carry")
     if tilecol:
         first["run"] = wrun
     unroll = tuning.REDUCE_UNROLL
@@ -230,6 +234,11 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # short packed rows: a tile (TPR x unroll words) no longer than a row, else every
         # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
         unroll = min(unroll, _pow2_floor(max(1, n_red // pw // tpr)))
+    walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)
+    if strategy == "row" and not interleave and len(walked) > 1 and tuning.ROW_WALK:
+        first.update(_walk(reds[-1].size // (pw if packed else 1), tpr, unroll,
+                           len(walked) == 2))
+        walk_mid = _walk(reds[-1].size, tpr, unroll, len(walked) == 2)
     steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
                                  packed_rows=packed, ry=ry,
                                  interleave=interleave, wg=wg, tpr=tpr, vout=vout,
@@ -240,7 +249,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                        nr=len(walked), n_out=n_out, n_red=n_walk, chunk=chunk, n_split=split,
                        n_groups=groups),
                   groups, "input", "output" if split == 1 else "partials",
-                  mid_word=(dict(packed_rows=False) if packed and len(reds) > 1 else
+                  mid_word=(dict(packed_rows=False, **walk_mid) if packed and len(reds) > 1 else
                             dict(col_words=False) if col_words else None))]
     partial_bytes = 0
     if split > 1:
@@ -261,6 +270,19 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                            or col_words,
                                            row_groups=ry, outputs_per_thread=vout,
                                            lanes_per_output=wrun))
+
+
+def _walk(n_in: int, tpr: int, unroll: int, red2: bool) -> dict:
+    """How a row plan over several reduced dims walks them without per-thread carries
+    (template variables walk, ks): n_in items (words where packed) in the inner run."""
+    if red2 and tpr % n_in == 0:  # a thread keeps its place in the run, da runs a step
+        return dict(walk="stride")
+    if n_in % tpr == 0:  # a tile's threads share each step's run
+        k = n_in // tpr  # steps a run
+        if red2 and (k % unroll == 0 or unroll % k == 0):  # where runs change: constants
+            return dict(walk="steps", ks=min(k, unroll))
+        return dict(walk="tile")
+    return dict(walk="carry")
 
 
 def windows(buffer, byte_lo: int, byte_hi: int, window_bytes: int, max_windows: int,

@@ -83,16 +83,40 @@ ROW_MIN_RED = 1024
 # 512 / 2048 / 8192 88 / 91 / 94 / 99%, f16 63 / 83 / 85 / 86%, uint8 rows of 128 / 512 /
 # 2048 65 / 88 / 95%; Hardmax (read n + write n) f32 88-95%, f16 73-74%. (0: off.)
 ROWS_BYTES = 64
-# ... except 8/16-bit rows (read as words), by element bits, and row plans raise threads
-# per row only until ROWS_TARGET_THREADS run. H100, wgpu-native, 2026-11-25 (bench/results/
-# argreduce-tilecol/h100-wgpu-rows-sweep3.json, the surface's ten one-pass row points, % of
-# copy, bytes 64 and 2^20 threads -> 256 / 2^19 (float16), 128 / 2^19 (uint8)): float16
-# rows of 8192 77 -> 83%, (128, 128, 128, 64) over (0, 3) 79 -> 96%, (2, 256, 256, 1024)
-# over (0, 3) 82 -> 103%; uint8 rows of 8192 73 -> 77%, (2, 4096, 8192) over (0, 2) 65 ->
-# 72%, rows of 512 80 -> 78%. float32 keeps 64 bytes (rows of 64 at 256 bytes: 96 -> 72%),
-# and so does Hardmax (float16 rows of 512, fused, at 256 bytes: 1.52 -> 1.68x a copy's
-# time, bench/results/surface/h100-wgpu-argreduce-hardmax-20261125b.json).
-PACKED_ROWS_BYTES = {8: 128, 16: 256}
+# ... except ArgMax/ArgMin, by element bits (8/16-bit rows read as words), and row plans
+# raise threads per row only until ROWS_TARGET_THREADS run. H100, wgpu-native, 2026-11-25
+# (bench/results/argreduce-tilecol/h100-wgpu-rows-sweep3.json, the surface's ten one-pass
+# row points, % of copy, bytes 64 and 2^20 threads -> 256 / 2^19 (float16), 128 / 2^19
+# (uint8)): float16 rows of 8192 77 -> 83%, (128, 128, 128, 64) over (0, 3) 79 -> 96%,
+# (2, 256, 256, 1024) over (0, 3) 82 -> 103%; uint8 rows of 8192 73 -> 77%, (2, 4096,
+# 8192) over (0, 2) 65 -> 72%, rows of 512 80 -> 78%. Hardmax keeps 64 bytes (float16
+# rows of 512, fused, at 256 bytes: 1.52 -> 1.68x a copy's time, bench/results/surface/
+# h100-wgpu-argreduce-hardmax-20261125b.json). float32 256 bytes with ROWS_MIN_TPR (H200,
+# wgpu-native, 2026-11-25, bench/results/argreduce-rows-bytes/h200-wgpu-rb.json, 64 ->
+# 256 bytes): rows of 128 / 256 / 512 / 1024 81 / 79 / 75 / 80 -> 89 / 90 / 95 / 98%,
+# (2, 256, 256, 1024) over (0, 3) 67 -> 80%, (128, 128, 128, 64) over (1, 3) 72 -> 80%
+# (alone, rows of 64 at 256 bytes fell 82 -> 53%: two threads a row); int64 128 bytes
+# (at 256 rows of 128 fell 108 -> 84%; 64 and 128 within 1 point elsewhere).
+ARG_ROWS_BYTES = {8: 128, 16: 256, 32: 256, 64: 128}
+# ArgMax/ArgMin rows take at least this many threads each while every thread keeps
+# ROWS_MIN_WORDS words (and REDUCE_UNROLL elements): two threads a row read 8 (32-bit) to
+# 16 (8-bit) bytes of a row per load, a sector's fraction (same run, 2 -> 4 threads a row):
+# float16 rows of 64 / 128 / 256 59 / 59 / 59 -> 66 / 81 / 90%, uint8 rows of 128 / 256
+# 45 / 45 -> 58 / 63%; at 4 words a thread uint8 rows of 64 fell 63 -> 40% (hence
+# ROWS_MIN_WORDS), at 8 threads a row float16 rows of 128 reached 62% only.
+ROWS_MIN_TPR = 4
+ROWS_MIN_WORDS = 8
+# Row plans over several reduced dims walk them without per-thread carries (plan._walk)
+# where the inner run is a multiple of TPR items or (two dims) TPR a multiple of the run.
+# H200, wgpu-native, 2026-11-25, % of copy, carries -> walk (bench/results/argreduce-walk/
+# h200-wgpu-walk.json): TPR a multiple of the run ((128, 128, 128, 64) over (0, 3), (1, 3),
+# (0, 1, 3)) float32 81 -> 97-98%, float16 78-80 -> 92-96%, uint8 61-67 -> 66-74%; runs a
+# multiple of TPR, the carries made uniform only ("tile") float32 81 -> 84%, float16 80 ->
+# 78%. Hence "steps", where a run takes a constant number of a tile's steps (h200-wgpu-walk-
+# final.json, with ARG_ROWS_BYTES; (2, 256, 256, 1024) over (1, 3), (0, 1, 3), (0, 2, 3),
+# (512, 512, 512) over (0, 2)): float32 80-81 -> 96-97%, float16 78-79 -> 92-94%, uint8
+# 63-65 -> 73-75%.
+ROW_WALK = True
 # Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
 HARDMAX_ROW_MIN_RED = 64
@@ -114,7 +138,7 @@ REDUCE_TREE_RADIX = 2
 # end unevenly, and more of them even out the tail.
 TARGET_THREADS = 1 << 20
 # Row plans give rows more threads each (up to a workgroup) until this many run (see
-# PACKED_ROWS_BYTES).
+# ARG_ROWS_BYTES).
 ROWS_TARGET_THREADS = 1 << 19
 
 # Least work for one workgroup/thread of a split reduction: below this the second pass and

@@ -27,6 +27,7 @@ from dmlgpu import dtypes, plan, tuning
 OPS = {"max": dg.argmax, "min": dg.argmin}
 FLOATS = ("float32", "float16")
 INTS = [d for d in ALL_DTYPES if d not in FLOATS]
+PACKED = ("float16", "int16", "uint16", "int8", "uint8")  # (read as words where aligned)
 
 ALL_COMBOS = (("max", "increasing"), ("max", "decreasing"),
               ("min", "increasing"), ("min", "decreasing"))
@@ -444,7 +445,7 @@ def test_segmented_rows(tuned, dtype):
     d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)  # (else few rows take a workgroup each)
     rng = rng_for("segmented", dtype)
     dt = np.dtype(dtype)
-    short_tiles = set()
+    short_tiles, raised = set(), set()
     for n in (100, 133, 200, 257, 1000, 1500):
         x = planted(rng, (37, n), dtype)
         x[5] = random_values(rng, (n,), dtype)
@@ -454,14 +455,27 @@ def test_segmented_rows(tuned, dtype):
         tpr = op.plan.notes["threads_per_row"]
         assert op.plan.notes["strategy"] == "row" and 2 <= tpr < tuning.REDUCE_WG, op.plan.notes
         elems = max(tuning.REDUCE_UNROLL, plan.rows_bytes(dtypes.lookup(dtype)) // dt.itemsize)
-        assert tpr == max(2, 1 << (max(1, n // elems).bit_length() - 1)), op.plan.notes
+        # at least ROWS_MIN_TPR threads a row while each keeps ROWS_MIN_WORDS words and an
+        # unrolled iteration's elements (at least 2)
+        least = max(2, min(tuning.ROWS_MIN_TPR,
+                           pow2_floor(n * dt.itemsize // 4 // tuning.ROWS_MIN_WORDS)))
+        assert tpr == max(pow2_floor(n // elems),
+                          min(least, pow2_floor(n // tuning.REDUCE_UNROLL))), op.plan.notes
+        raised.add(tpr > max(2, pow2_floor(n // elems)))
         short_tiles.add(op.plan.steps[0].variables["unroll"] < tuning.REDUCE_UNROLL)
         t = dg.asarray(x, device=d)
         check(x, 1, tensor=t)
         check(x[1:, 1:], 1, tensor=t[1:, 1:], combos=ALL_COMBOS[:2])
         check(x[:, ::-1], 1, tensor=t[:, ::-1], combos=ALL_COMBOS[2:])
-    # packed rows shorter than TPR x REDUCE_UNROLL words take shorter tiles (uint8: n = 100)
-    assert (True in short_tiles) is (dt.itemsize == 1), short_tiles
+    # packed rows shorter than TPR x REDUCE_UNROLL words take shorter tiles (n = 100)
+    assert (True in short_tiles) is (dt.itemsize <= 2), short_tiles
+    # rows given more threads than their bytes a thread ask (ROWS_MIN_TPR; 64-bit rows
+    # this long take as many by their bytes)
+    assert (True in raised) is (dt.itemsize < 8), raised
+
+
+def pow2_floor(n: int) -> int:
+    return 1 << (max(1, n).bit_length() - 1)
 
 
 @pytest.mark.parametrize("radix", [4, 8])
@@ -697,6 +711,74 @@ def test_several_reduced_dims_packed(dev, dtype):
                                    dg.TensorDesc("uint32", (1, 30, 1)), (0, 2)))
     assert op.plan.notes["packed"] is True  # (whole-word strides: the offset decides)
     check(big[:, :, 1:1 + 1000], (0, 2), tensor=t, combos=combos_for(dtype))
+
+
+# (shape, axes): row plans over two reduced dims (three: the last) under
+# WALK_TUNING, each walk taken by some dtype: "stride" (TPR a multiple of the inner run),
+# "steps" (the run a multiple of TPR, runs a multiple of the tile's steps or dividing them;
+# split for 32/64-bit), "tile" (the run a multiple of TPR only; three reduced dims)
+WALK_CASES = (((5, 7, 64), (0, 2)), ((40, 6, 16), (0, 2)), ((64, 8, 32), (0, 2)),
+              ((6, 40, 64), (0, 2)), ((3, 5, 7, 256), (0, 1, 3)), ((3, 40, 256), (0, 2)),
+              ((4, 64, 4096), (0, 2)), ((3, 4, 16384), (0, 2)), ((9, 3, 2048), (0, 2)),
+              ((4, 30, 96), (0, 2)),
+              ((2, 8, 16, 384), (1, 3)), ((2, 6, 5, 128), (0, 2, 3)),
+              ((3, 4, 5, 6, 256), (0, 2, 4)))
+WALK_TUNING = dict(TARGET_THREADS=1 << 12, ROWS_TARGET_THREADS=1 << 10)
+
+
+def sparse_extremes(rng, shape, dtype):
+    """Distinct random values with the type's max (and, floats, NaN) at a few random
+    places: every run's winner sits elsewhere, some tie with another's."""
+    x = random_values(rng, shape, dtype, ties=False, specials=False)
+    flat = x.reshape(-1)
+    hot = rng.integers(0, flat.size, max(2, flat.size // 300))
+    top = np.finfo(dtype).max if dtype in FLOATS else np.iinfo(dtype).max
+    flat[hot] = top
+    if dtype in FLOATS:
+        flat[hot[::7]] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", FULL_DTYPES + ("int8", "int16", "uint32"))
+def test_row_walks(tuned, dtype):
+    """Row plans over several reduced dims walking them without per-thread carries
+    (plan._walk): every walk, partial tiles, a split, planted extremes and ties at the
+    runs' ends, NaN, a sliced view; 8/16-bit views starting mid-word take the element
+    loads' own walk."""
+    d = tuned(**WALK_TUNING)
+    rng = rng_for("walks", dtype)
+    walks, ks, splits = set(), set(), set()
+    for shape, axes in WALK_CASES:
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
+                                     axes))
+        v = op.plan.steps[0].variables
+        assert v["strategy"] == "row" and v["multi_red"], (shape, op.plan.notes)
+        walks.add(v["walk"])
+        if v["walk"] == "steps":
+            ks.add(v["ks"] == v["unroll"])
+            splits.add(op.plan.notes["split"] > 1)
+        x = sparse_extremes(rng, shape, dtype)
+        x[..., :3] = x[..., 1:2]  # ties at the start of every run
+        t = dg.asarray(x, device=d)
+        check(x, axes, tensor=t, combos=combos_for(dtype))
+        sl = (slice(1, None),) + (slice(None),) * (len(shape) - 1)
+        if shape[0] > 2:  # (a view of the same strides, starting a row further)
+            check(x[sl], axes, tensor=t[sl], combos=combos_for(dtype)[:2])
+    assert walks == {"stride", "steps", "tile"} | ({"carry"} if dtype in PACKED else set()), walks
+    assert ks == {True, False}, ks  # runs of several tiles' steps, and tiles of several runs
+    if np.dtype(dtype).itemsize >= 4:
+        assert True in splits, splits
+    if dtype in PACKED:  # a view starting one element into a word: element loads
+        pw = 4 // np.dtype(dtype).itemsize
+        big = sparse_extremes(rng, (3, 40, 256 + pw), dtype)
+        t = dg.asarray(big, device=d)[:, :, 1:257]
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, (3, 40, 256), t.strides),
+                                     dg.TensorDesc("uint32", (1, 40, 1)), (0, 2)))
+        step = op.plan.steps[0]
+        assert step.variables["packed_rows"] and step.variables["walk"] == "steps"
+        assert step.mid_word["walk"] == "steps" and not step.mid_word["packed_rows"]
+        check(big[:, :, 1:257], (0, 2), tensor=t, combos=combos_for(dtype))
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "int16", "uint16"])

@@ -262,7 +262,7 @@ def test_views_strategy_matches_numpy(dev, dtype):
 SMALL = dict(ROW_MIN_RED=64, HARDMAX_ROW_MIN_RED=16, MIN_ROW_CHUNK=64, MIN_COL_CHUNK=4,
              TILECOL_MIN_ROWS=4, TARGET_THREADS=1 << 12, ROWS_TARGET_THREADS=1 << 12,
              MERGE_COL_MIN_OUT=16, PACKED_ROW_CHUNK_WORDS=16, ROWS_BYTES=16,
-             PACKED_ROWS_BYTES={}, TILECOL_MIN_INNER_BITS=32, INTERLEAVE_BELOW_BITS=256)
+             ARG_ROWS_BYTES={}, TILECOL_MIN_INNER_BITS=32, INTERLEAVE_BELOW_BITS=256)
 PLAN_DTYPES = ["uint8", "int8", "float16", "int16", "uint16", "float32", "int32", "int64"]
 _small: dict = {}
 
