@@ -96,7 +96,11 @@ ROWS_BYTES = 64
 # 256 bytes): rows of 128 / 256 / 512 / 1024 81 / 79 / 75 / 80 -> 89 / 90 / 95 / 98%,
 # (2, 256, 256, 1024) over (0, 3) 67 -> 80%, (128, 128, 128, 64) over (1, 3) 72 -> 80%
 # (alone, rows of 64 at 256 bytes fell 82 -> 53%: two threads a row); int64 128 bytes
-# (at 256 rows of 128 fell 108 -> 84%; 64 and 128 within 1 point elsewhere).
+# (at 256 rows of 128 fell 108 -> 84%; 64 and 128 within 1 point elsewhere). 8/16-bit
+# kept again (h200-wgpu-pk.json, ten row points, with ROWS_MIN_TPR): half the bytes lost up
+# to 8 points (float16 rows of 1024 102 -> 94%, uint8 (2, 4096, 8192) over (0, 2) 70 ->
+# 62%), 256 bytes for uint8 gained at rows of 8192 (80 -> 85%) and lost at rows of 1024
+# (75 -> 68%).
 ARG_ROWS_BYTES = {8: 128, 16: 256, 32: 256, 64: 128}
 # ArgMax/ArgMin rows take at least this many threads each while every thread keeps
 # ROWS_MIN_WORDS words (and REDUCE_UNROLL elements): two threads a row read 8 (32-bit) to
