@@ -238,7 +238,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if strategy == "row" and not interleave and len(walked) > 1 and tuning.ROW_WALK:
         first.update(_walk(reds[-1].size // (pw if packed else 1), tpr, unroll,
                            len(walked) == 2))
-        walk_mid = _walk(reds[-1].size, tpr, unroll, len(walked) == 2)
+        if packed:
+            walk_mid = _walk(reds[-1].size, tpr, unroll, len(walked) == 2)
     steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
                                  packed_rows=packed, ry=ry,
                                  interleave=interleave, wg=wg, tpr=tpr, vout=vout,
