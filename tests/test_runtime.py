@@ -79,6 +79,19 @@ def fake(**kw):
                                       **kw), made
 
 
+@pytest.mark.parametrize("n", [1, 7, 65535, 65536, 65537, 131070, 131071, 200000,
+                               65535 * 65535])
+def test_grid_covers_groups_with_less_than_a_row_spare(n):
+    """A dispatch past the per-dimension limit takes rows of as few groups as cover it:
+    every group index below n exists, under y spare groups (each spare one still costs a
+    launch), within the limit in both dimensions."""
+    from dmlgpu.runtime.dispatch import grid
+    x, y = grid(n, 65535)
+    assert x <= 65535 and y <= 65535 and n <= x * y < n + y
+    with pytest.raises(ValueError, match="exceed the device's grid"):
+        grid(65535 * 65535 + 1, 65535)
+
+
 def test_size_classes():
     sc = allocator.size_class
     assert sc(1) == allocator.MIN_CLASS and sc(513) == 1024 and sc(1 << 20) == 1 << 20
