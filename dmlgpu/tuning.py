@@ -121,6 +121,26 @@ ROWS_MIN_WORDS = 8
 # (512, 512, 512) over (0, 2)): float32 80-81 -> 96-97%, float16 78-79 -> 92-94%, uint8
 # 63-65 -> 73-75%.
 ROW_WALK = True
+# Row plans of element loads (32/64-bit rows; 8/16-bit ones starting mid-word) take a
+# tile's best key with one max an element and search the tile for its place only when it
+# beats the running best, instead of a (key, index) comparison an element. H200,
+# wgpu-native, 2026-11-25, same run, GPU time pairs -> tile max (bench/results/
+# argreduce-tile-max/h200-wgpu-tm.json): float32 rows of 1024 to 2^26 and reductions over
+# two or three dims 4-14% faster at 12 of 14 points ((512, 512, 512) over (1, 2) 146 ->
+# 138 us, (2, 256, 256, 1024) over (3,) 147 -> 137 us), rows of 64 even; one point lost:
+# (512, 512, 512) over (0, 2) 144 -> 155 us (a "steps" walk of two steps a run); int64
+# within 1% but rows of 64 (316 -> 304 us). (A stand-alone kernel of the same loads,
+# bench/results/grid-balance/alu-wgpu.json, read 1 GiB of float32 at 3.88 TB/s with a
+# comparison an element and at 4.49 with the tile's max; a bare max of the words: 4.55.)
+# The packed 8/16-bit rows keep their key|code max: a tile max of the lanes and a search
+# of the tile's lanes lost there (h200-wgpu-tm-packed.json: uint8 9-20% slower, float16
+# up to 14%, int16 even; the patch beside it).
+ROW_TILE_MAX = True
+# (The tree over a row's threads stays in workgroup memory. By subgroup reductions, two
+# barriers instead of one a halving, rows of a workgroup each: H200, wgpu-native,
+# 2026-11-25, 32 row points of float32 / float16 / uint8 / int64 within -2.3% to +4.0%,
+# median +0.5% (bench/results/argreduce-subgroup-tree/h200-wgpu-sgt.json; the patch
+# beside it); not worth the subgroup feature's checks and fallback.)
 # Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
 HARDMAX_ROW_MIN_RED = 64
