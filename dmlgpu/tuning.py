@@ -228,6 +228,12 @@ TILECOL_MIN_RED = 64
 # float16 53 -> 70; uint8 runs of 4, (4096, 8192, 4) over (0, 2) 53 -> 77.
 TILECOL_RUNS = True
 MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
+# (Split row plans' sizes, H200, wgpu-native, 2026-11-25, same run, 18 split points of
+# float32 / float16 / uint8, bench/results/argreduce-chunks/: PACKED_ROW_CHUNK_WORDS 16384 /
+# 8192 / 4096 (and the splits to allow them) were 0-4% / 2-12% / 12-35% slower than 32768;
+# MAX_SPLIT 8192 0-8% slower, 2048 within 1%: these numbers stay. A split's tiles dealt as
+# one block of consecutive ones instead of every n_split-th: float32 4-7% slower, uint8
+# up to 6%, float16 and int64 even, bench/results/argreduce-block-tiles/, the patch there.)
 
 # Reductions whose innermost kept dim is contiguous and directly under the reduced dims go
 # "interleaved" (that dim's outputs share a workgroup, lanes over them) when the dim holds
