@@ -33,6 +33,12 @@ class DType:
     # in its own lane (lane-wise equal to `key`, NaN lanes all ones), complemented by FLIP
     # (0 or ~0u: ArgMin's reversed order); one expression per word instead of one per element
     lanes: str | None = None
+    # ...where a NaN lane costs most of that: `lanes_finite`, the lanes' keys of a word
+    # without NaN lanes, and `lanes_nan`, an expression whose lanes' top bits are set where a
+    # lane is NaN (a row loop ORs it over a tile and keys the tile again, with `lanes`, only
+    # where one is set)
+    lanes_finite: str | None = None
+    lanes_nan: str | None = None
 
     @property
     def np(self) -> np.dtype:
@@ -71,7 +77,8 @@ class DType:
 _TABLE = [
     DType("float32", 32, "x32", "f32_key(b)", is_float=True, one_bits=0x3F800000),
     DType("float16", 16, "x16", "f16_key(b)", is_float=True, one_bits=0x3C00,
-          lanes="f16x2_keys(w)"),
+          lanes="f16x2_keys(w)", lanes_finite="f16x2_finite_keys(w)",
+          lanes_nan="f16x2_nan_bits(w)"),
     DType("int64", 64, "x64", "vec2<u32>(hi ^ 0x80000000u, lo)"),
     DType("int32", 32, "x32", "b ^ 0x80000000u"),
     DType("int16", 16, "x16", "b ^ 0x8000u", lanes="w ^ 0x80008000u ^ FLIP"),

@@ -141,6 +141,13 @@ ROW_TILE_MAX = True
 # 2026-11-25, 32 row points of float32 / float16 / uint8 / int64 within -2.3% to +4.0%,
 # median +0.5% (bench/results/argreduce-subgroup-tree/h200-wgpu-sgt.json; the patch
 # beside it); not worth the subgroup feature's checks and fallback.)
+# Packed float16 rows key a word's halves without the NaN fix-up and OR a NaN test over
+# the tile, keying the tile again where a half is NaN (dtypes: lanes_finite, lanes_nan;
+# 11 operations a word instead of 15). H200, wgpu-native, 2026-11-25, same run, GPU time
+# per-word -> per-tile NaN (bench/results/argreduce-nan-tile/, 14 row points x ArgMax and
+# ArgMin): ArgMax 2-8% faster ((2, 256, 256, 1024) over axis 3 84.6 -> 78.1 us, (512, 512,
+# 512) over every axis 83.6 -> 80.2 us), ArgMin 0-5% (one point 2.5% slower: rows of 64).
+ROW_NAN_BY_TILE = True
 # Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
 HARDMAX_ROW_MIN_RED = 64
