@@ -58,6 +58,11 @@ class DType:
         return hex((1 << min(self.bits, 32)) - 1)
 
     @property
+    def lane_tops(self) -> str:
+        """WGSL literal of every lane's top bit in a word (packed types)."""
+        return hex(sum(1 << (self.bits * (j + 1) - 1) for j in range(self.per_word)))
+
+    @property
     def per_word(self) -> int:
         """Elements per u32 word (1 for 32- and 64-bit types)."""
         return max(1, 32 // self.bits)

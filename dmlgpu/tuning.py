@@ -100,7 +100,12 @@ ROWS_BYTES = 64
 # kept again (h200-wgpu-pk.json, ten row points, with ROWS_MIN_TPR): half the bytes lost up
 # to 8 points (float16 rows of 1024 102 -> 94%, uint8 (2, 4096, 8192) over (0, 2) 70 ->
 # 62%), 256 bytes for uint8 gained at rows of 8192 (80 -> 85%) and lost at rows of 1024
-# (75 -> 68%).
+# (75 -> 68%). Again with the tile's max and float16's NaN by the tile (H200, wgpu-native,
+# 2026-11-25, bench/results/argreduce-rows-bytes/h200-wgpu-rowsbytes.json, 8 row points x
+# float32 / float16 / uint8, GPU time): 512 bytes for 16/32-bit rows up to 17% slower
+# (float32 rows of 512 135 -> 158 us), 128 bytes up to 13% slower; REDUCE_UNROLL 32 slower
+# nearly everywhere, 8 faster at 4 points (float32 rows of 64 176 -> 166 us, rows of 8192
+# 74 -> 72) and slower at 11 (rows of 512 135 -> 149): these numbers stay.
 ARG_ROWS_BYTES = {8: 128, 16: 256, 32: 256, 64: 128}
 # ArgMax/ArgMin rows take at least this many threads each while every thread keeps
 # ROWS_MIN_WORDS words (and REDUCE_UNROLL elements): two threads a row read 8 (32-bit) to

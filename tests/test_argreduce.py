@@ -1011,3 +1011,29 @@ def test_too_many_windows_names_the_limit(windowed_dev):
                  device=windowed_dev)
     with pytest.raises(dg.DeviceLimitError, match="max-storage-buffers-per-shader-stage"):
         dg.argmax(x)
+
+
+@pytest.mark.parametrize("tile_max, nan_by_tile", [(True, True), (False, False)])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float16", "uint16"])
+def test_row_loop_variants(tuned, dtype, tile_max, nan_by_tile):
+    """The row loops' two ways with each tuning: element loads by a tile's max and a search
+    of the tile (ROW_TILE_MAX) or a (key, index) comparison an element; packed float16
+    keyed without NaN and the tile again where one is (ROW_NAN_BY_TILE) or every word in
+    full. Rows, a split full reduction, two reduced dims, ties, NaN and extremes, a view
+    starting mid-word (element loads), both directions."""
+    d = tuned(ROW_TILE_MAX=tile_max, ROW_NAN_BY_TILE=nan_by_tile)
+    rng = rng_for("row loops", dtype)
+    for shape, axes in (((37, 3000), (1,)), ((200000,), (0,)), ((6, 40, 512), (0, 2))):
+        out = tuple(1 if i in axes else n for i, n in enumerate(shape))
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
+                                     axes))
+        v = op.plan.steps[0].variables
+        assert v["strategy"] == "row"
+        assert (v["tile_max"], v["nan_by_tile"]) == (tile_max, nan_by_tile)
+        for x in (sparse_extremes(rng, shape, dtype),
+                  random_values(rng, shape, dtype, ties=True, specials=True)):
+            check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
+    if np.dtype(dtype).itemsize < 4:  # a view one element into a word: element loads
+        big = sparse_extremes(rng, (9, 3001), dtype)
+        t = dg.asarray(big, device=d)[:, 1:]
+        check(big[:, 1:], (1,), tensor=t, combos=ALL_COMBOS)

@@ -1,23 +1,13 @@
 """Ablation: read-only split kernel (u32 loads, 256 threads, unroll 16) + per-element
 argmax work of dmlgpu's row kernels (uint8 packed tile max, float32 keys + take_next,
-float16 packed) + the workgroup tree; time vs size."""
+float16 packed) + the workgroup tree; time vs size. `alu.py IMPL OUT.json` -> alu-wgpu.json;
+`alu.py IMPL OUT.json tree` (the tree at the end four ways) -> tree-wgpu.json."""
 
 import json
-import os
-import sys
 
 import numpy as np
+from harness import SMALL, MiB, Probe, args
 
-import dmlgpu as dg
-
-impl = sys.argv[1]
-dev = dg.Device(webgpu=impl)
-g = dev.device
-W = dev.wgpu
-small = bool(os.environ.get("SMALL"))
-MiB = 1 << 20
-qs = g.create_query_set(type=W.QueryType.timestamp, count=2)
-res = g.create_buffer(size=16, usage=W.BufferUsage.QUERY_RESOLVE | W.BufferUsage.COPY_SRC)
 HDR = """
 struct P { n: u32, chunk: u32, gx: u32, ng: u32 }
 @group(0) @binding(0) var<uniform> u: P;
@@ -93,7 +83,35 @@ def kernel(work, tree):
         )
         body += "    }\n"
         fin = ""
-    if tree:
+    if tree == "sg":
+        fin += """
+  let sm = subgroupMax(bk);
+  let mi = subgroupMin(select(NONE, bi, bk == sm));
+  if (sgl == 0u) { shk[lid / sgs] = sm; shi[lid / sgs] = mi; }
+  workgroupBarrier();
+  if (lid < 32u) {
+    let nsg = 256u / sgs;
+    let k2 = select(0u, shk[lid], lid < nsg);
+    let i2 = select(NONE, shi[lid], lid < nsg);
+    let m2 = subgroupMax(k2);
+    let mi2 = subgroupMin(select(NONE, i2, k2 == m2));
+    if (lid == 0u) { dst[gi] = m2 ^ mi2; }
+  }
+"""
+    elif tree == "unrolled":
+        fin += "\n  shk[lid] = bk; shi[lid] = bi;\n  workgroupBarrier();\n"
+        h = 128
+        while h >= 1:
+            fin += f"""  if (lid < {h}u) {{
+    let k1 = shk[lid + {h}u]; let i1 = shi[lid + {h}u];
+    if (k1 > bk || (k1 == bk && i1 < bi)) {{ bk = k1; bi = i1; }}
+    shk[lid] = bk; shi[lid] = bi;
+  }}
+  workgroupBarrier();
+"""
+            h //= 2
+        fin += "  if (lid == 0u) { dst[gi] = bk ^ bi; }\n"
+    elif tree:
         fin += """
   shk[lid] = bk; shi[lid] = bi;
   workgroupBarrier();
@@ -109,11 +127,18 @@ def kernel(work, tree):
 """
     else:
         fin += "\n  if ((bk ^ bi) == 0x12345u) { dst[gi] = bi; }\n"
+    SGARGS = (
+        ", @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_size) sgs: u32"
+        if tree == "sg"
+        else ""
+    )
+    pre = "enable subgroups;\n" if (tree == "sg" and impl == "dawn") else ""
     return (
-        HDR
+        pre
+        + HDR
         + f"""
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32{SGARGS}) {{
   let gi = wid.x + wid.y * u.gx;
   if (gi >= u.ng) {{ return; }}
   let base = gi * u.chunk + lid;
@@ -126,81 +151,30 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     )
 
 
-pipes = {}
-
-
-def pipe(key, code):
-    if key not in pipes:
-        m = g.create_shader_module(code=code)
-        pipes[key] = g.create_compute_pipeline(
-            layout="auto", compute={"module": m, "entry_point": "main"}
-        )
-    return pipes[key]
-
-
-def grid(n):
-    if n <= 65535:
-        return n, 1
-    y = -(-n // 65535)
-    return -(-n // y), y
-
-
-def timed(p, nsrc, ndst, params, ngroups, reps=9):
-    gx, gy = grid(ngroups)
-    params = [params[0], params[1], gx, ngroups]
-    ub = g.create_buffer_with_data(
-        data=np.array(params, np.uint32).tobytes(), usage=W.BufferUsage.UNIFORM
-    )
-    bg = g.create_bind_group(
-        layout=p.get_bind_group_layout(0),
-        entries=[
-            {"binding": 0, "resource": {"buffer": ub, "offset": 0, "size": 16}},
-            {"binding": 1, "resource": {"buffer": src, "offset": 0, "size": nsrc}},
-            {"binding": 2, "resource": {"buffer": dst, "offset": 0, "size": ndst}},
-        ],
-    )
-    ts = []
-    for r in range(reps):
-        enc = g.create_command_encoder()
-        cp = enc.begin_compute_pass(
-            timestamp_writes={
-                "query_set": qs,
-                "beginning_of_pass_write_index": 0,
-                "end_of_pass_write_index": 1,
-            }
-        )
-        cp.set_pipeline(p)
-        cp.set_bind_group(0, bg)
-        cp.dispatch_workgroups(gx, gy)
-        cp.end()
-        enc.resolve_query_set(qs, 0, 2, res, 0)
-        g.queue.submit([enc.finish()])
-        t = np.frombuffer(g.queue.read_buffer(res), np.uint64)
-        if r >= 2:
-            ts.append((int(t[1]) - int(t[0])) * 1e-3)
-    return float(np.median(ts))
-
-
-sizes = [4] if small else [64, 128, 256, 1024]
-big = max(sizes) * MiB
-src = g.create_buffer(size=big, usage=W.BufferUsage.STORAGE | W.BufferUsage.COPY_DST)
+impl, out_path, rest = args()
+mode = rest[0] if rest else "alu"
+if mode == "tree":  # the tree at the end: none, a loop, unrolled, subgroup reductions
+    sizes, works, trees = [128, 1024], ("f32t", "u8", "f16"), (False, True, "unrolled", "sg")
+else:  # the per-element work, with and without the tree
+    sizes, works = [64, 128, 256, 1024], ("max", "u8", "f16", "f32", "f32b", "f32t")
+    trees = (False, True)
+sizes = [4] if SMALL else sizes
 rng = np.random.default_rng(0)
-blk = rng.standard_normal(4 * MiB, dtype=np.float32).view(np.uint32)
-for o in range(0, big, 16 * MiB):
-    g.queue.write_buffer(src, o, blk[: min(16 * MiB, big - o) // 4])
-dst = g.create_buffer(size=1 << 20, usage=W.BufferUsage.STORAGE)
+probe = Probe(
+    impl, max(sizes) * MiB, 1 << 20, rng.standard_normal(4 * MiB, dtype=np.float32).view(np.uint32)
+)
 out = []
 for s in sizes:
     nb = s * MiB
     rec = {"MiB": s}
-    for work in ("max", "u8", "f16", "f32", "f32b", "f32t"):
-        for tree in (False, True):
+    for work in works:
+        for tree in trees:
             for cb in (16384, 65536):
-                chunk = cb // 4
-                ng = nb // cb
-                rec[f"{work} {'tree' if tree else 'flat'} {cb // 1024}K"] = timed(
-                    pipe((work, tree), kernel(work, tree)), nb, 1 << 20, [nb // 4, chunk], ng
+                name = tree if isinstance(tree, str) else ("tree" if tree else "flat")
+                p = probe.pipe((work, tree), kernel(work, tree))
+                rec[f"{work} {name} {cb // 1024}K"] = probe.timed(
+                    p, nb, 1 << 20, [nb // 4, cb // 4], nb // cb
                 )
     print(json.dumps(rec), flush=True)
     out.append(rec)
-json.dump(out, open(sys.argv[2], "w"), indent=1)
+json.dump(out, open(out_path, "w"), indent=1)

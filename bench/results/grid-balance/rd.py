@@ -1,21 +1,9 @@
 """Read-only streaming ceilings: u32 vs vec4 loads, bytes per workgroup, grid-stride; copy."""
 
 import json
-import os
-import sys
 
 import numpy as np
-
-import dmlgpu as dg
-
-impl = sys.argv[1]
-dev = dg.Device(webgpu=impl)
-g = dev.device
-W = dev.wgpu
-small = bool(os.environ.get("SMALL"))
-MiB = 1 << 20
-qs = g.create_query_set(type=W.QueryType.timestamp, count=2)
-res = g.create_buffer(size=16, usage=W.BufferUsage.QUERY_RESOLVE | W.BufferUsage.COPY_SRC)
+from harness import SMALL, MiB, Probe, args
 
 HDR = """
 struct P { n: u32, chunk: u32, gx: u32, ng: u32 }
@@ -77,68 +65,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 """
 )
-pipes = {}
-
-
-def pipe(key, code):
-    if key not in pipes:
-        m = g.create_shader_module(code=code)
-        pipes[key] = g.create_compute_pipeline(
-            layout="auto", compute={"module": m, "entry_point": "main"}
-        )
-    return pipes[key]
-
-
-def grid(n):
-    if n <= 65535:
-        return n, 1
-    y = -(-n // 65535)
-    return -(-n // y), y
-
-
-def timed(p, nsrc, ndst, params, ngroups, reps=9):
-    gx, gy = grid(ngroups)
-    params = [params[0], params[1], gx, ngroups]
-    ub = g.create_buffer_with_data(
-        data=np.array(params, np.uint32).tobytes(), usage=W.BufferUsage.UNIFORM
-    )
-    bg = g.create_bind_group(
-        layout=p.get_bind_group_layout(0),
-        entries=[
-            {"binding": 0, "resource": {"buffer": ub, "offset": 0, "size": 16}},
-            {"binding": 1, "resource": {"buffer": src, "offset": 0, "size": nsrc}},
-            {"binding": 2, "resource": {"buffer": dst, "offset": 0, "size": ndst}},
-        ],
-    )
-    ts = []
-    for r in range(reps):
-        enc = g.create_command_encoder()
-        cp = enc.begin_compute_pass(
-            timestamp_writes={
-                "query_set": qs,
-                "beginning_of_pass_write_index": 0,
-                "end_of_pass_write_index": 1,
-            }
-        )
-        cp.set_pipeline(p)
-        cp.set_bind_group(0, bg)
-        cp.dispatch_workgroups(gx, gy)
-        cp.end()
-        enc.resolve_query_set(qs, 0, 2, res, 0)
-        g.queue.submit([enc.finish()])
-        t = np.frombuffer(g.queue.read_buffer(res), np.uint64)
-        if r >= 2:
-            ts.append((int(t[1]) - int(t[0])) * 1e-3)
-    return float(np.median(ts))
-
-
-sizes = [4] if small else [64, 128, 256, 512, 1024]
+impl, out_path, _ = args()
+sizes = [4] if SMALL else [64, 128, 256, 512, 1024]
 big = max(sizes) * MiB
-src = g.create_buffer(size=big, usage=W.BufferUsage.STORAGE | W.BufferUsage.COPY_DST)
-blk = (np.arange(16 * MiB // 4, dtype=np.uint64) * 2654435761 & 0x7FFFFFFF).astype(np.uint32)
-for o in range(0, big, 16 * MiB):
-    g.queue.write_buffer(src, o, blk[: min(16 * MiB, big - o) // 4])
-dst = g.create_buffer(size=big, usage=W.BufferUsage.STORAGE)
+probe = Probe(
+    impl,
+    big,
+    big,
+    (np.arange(16 * MiB // 4, dtype=np.uint64) * 2654435761 & 0x7FFFFFFF).astype(np.uint32),
+)
+timed, pipe = probe.timed, probe.pipe
 out = []
 for s in sizes:
     nb = s * MiB
@@ -166,4 +102,4 @@ for s in sizes:
                 )
     print(json.dumps(rec), flush=True)
     out.append(rec)
-json.dump(out, open(sys.argv[2], "w"), indent=1)
+json.dump(out, open(out_path, "w"), indent=1)
