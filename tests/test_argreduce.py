@@ -446,6 +446,7 @@ def test_segmented_rows(tuned, dtype):
     rng = rng_for("segmented", dtype)
     dt = np.dtype(dtype)
     short_tiles, raised = set(), set()
+    pow2_floor = plan._pow2_floor
     for n in (100, 133, 200, 257, 1000, 1500):
         x = planted(rng, (37, n), dtype)
         x[5] = random_values(rng, (n,), dtype)
@@ -472,10 +473,6 @@ def test_segmented_rows(tuned, dtype):
     # rows given more threads than their bytes a thread ask (ROWS_MIN_TPR; 64-bit rows
     # this long take as many by their bytes)
     assert (True in raised) is (dt.itemsize < 8), raised
-
-
-def pow2_floor(n: int) -> int:
-    return 1 << (max(1, n).bit_length() - 1)
 
 
 @pytest.mark.parametrize("radix", [4, 8])

@@ -13,7 +13,7 @@ import pytest
 from reference import ALL_DTYPES
 
 import dmlgpu as dg
-from dmlgpu import codegen, dtypes, tuning
+from dmlgpu import codegen, dtypes, plan, tuning
 
 TEMPLATE = "argreduce.wgsl.j2"
 
@@ -187,7 +187,7 @@ def test_sizes_are_not_template_variables(fresh, monkeypatch):
     monkeypatch.setattr(tuning, "COL_VOUT", {})
     # float32 rows of this many elements or more take a workgroup per output (the second
     # group); the third: 8 threads per row (rows of 8 to 16 times a thread's elements)
-    per = max(tuning.REDUCE_UNROLL, tuning.ARG_ROWS_BYTES.get(32, tuning.ROWS_BYTES) // 4)
+    per = max(tuning.REDUCE_UNROLL, plan.rows_bytes(dtypes.lookup("float32")) // 4)
     row = tuning.REDUCE_WG * per
     for group in ([(5, 7), (6, 9), (100, 13), (2, 3)],
                   [(3, row + 300), (4, row + 1000), (1, row + 1), (7, 2 * row - 1)],

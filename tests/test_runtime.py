@@ -19,7 +19,7 @@ from reference import (
 )
 
 import dmlgpu as dg
-from dmlgpu.runtime import allocator
+from dmlgpu.runtime import allocator, dispatch
 
 
 def _calls(x16, x32):
@@ -85,11 +85,10 @@ def test_grid_covers_groups_with_less_than_a_row_spare(n):
     """A dispatch past the per-dimension limit takes rows of as few groups as cover it:
     every group index below n exists, under y spare groups (each spare one still costs a
     launch), within the limit in both dimensions."""
-    from dmlgpu.runtime.dispatch import grid
-    x, y = grid(n, 65535)
+    x, y = dispatch.grid(n, 65535)
     assert x <= 65535 and y <= 65535 and n <= x * y < n + y
     with pytest.raises(ValueError, match="exceed the device's grid"):
-        grid(65535 * 65535 + 1, 65535)
+        dispatch.grid(65535 * 65535 + 1, 65535)
 
 
 def test_size_classes():
