@@ -470,6 +470,16 @@ TOPK_ROWS_CHUNK_PER_K = 1024
 # (0.56); 512 rows of 131072, first axis, 1.29 -> 0.51 (0.63); float16 8 rows of 2^23 1.04
 # -> 0.37 (0.50), first axis of 2048 rows 1.14 -> 0.39 (0.88); chunks of 131072: sweep3.
 TOPK_ROWS_CHUNK_MAX = 131072
+# The chunks' merge: a workgroup per row of just enough threads for its lists (at least
+# this many) rather than TOPK_WG (1024 threads radix-selecting a tile of 16384 for 64
+# entries: 2048 rows of 32768 along the first axis took 2.8x a copy at K = 2 against 1.5x at
+# K = 1). H200, first axis, time over a copy's, merge of 1024 / 256 / 64 threads at least
+# (bench/results/topk-word-lanes/h200-wgpu-merge.json, with the word lanes and 512 above):
+# float32 rows of 32768 K = 2 / 8 2.78 / 3.17 -> 2.26 / 2.56 -> 1.76 / 1.91, 131072 K = 32
+# 2.06 -> 1.83 -> 1.66; float16 32768 K = 8 5.54 -> 2.47 -> 2.28; 8 to 128 rows (the
+# last axis's merges too) within 3%. 64 (K <= 8 within 2x a copy, 96 points: 22 before
+# the three changes, 45 after; Dawn 22 -> 45, h200-dawn-new.json).
+TOPK_MERGE_MIN_WG = 64
 TOPK_ROWS_CHUNK_MAX_K = 128
 # Elements per thread that the row's thread count aims at (TPR = n / this, to a power of
 # two, at least 2K). H100, 2^26 float32, K = 1 / 8, 8 -> 32 -> 64 (same runs): rows of 512
@@ -510,6 +520,25 @@ TOPK_ROWS_LANE_BYTES = 32
 # (h100-wgpu-lanes-grid.json, 94 points, K = 1-128): 44 faster by over 5%, one slower
 # (float32 rows of 512, K = 32: 0.822 -> 0.947 ms).
 TOPK_ROWS_LANE_ROWS = 32
+# Rows side by side read a word of rows at a time (8/16-bit types, rows of whole words): a
+# thread takes the word's 2 or 4 rows, one load and one lane_keys for them, rather than a
+# load, a shift and a key per element (float16 over the first axis took float32's time per
+# element). H200, wgpu-native, float16, first axis, 2^26 elements, GPU us elements -> words
+# (bench/results/topk-word-lanes/h200-wgpu-words.json): rows of 512 K = 1 159 -> 120, 2048
+# K = 8 175 -> 130, 8192 K = 1 224 -> 139, 524288 K = 8 194 -> 136; slower: rows of 32 K = 2
+# 300 -> 416, 131072 K = 128 254 -> 276 (a thread's 2 rows of candidates).
+TOPK_ROWS_WORD_LANES = True
+# With word lanes, rows side by side from this many bytes (8 float16 rows: 16 bytes, half
+# a sector, each lane a word): 8 rows of 2^23 along the first axis K = 1 / 8 190 / 198 ->
+# 101 / 124 us (same file, "words-lane16").
+TOPK_ROWS_WORD_LANE_BYTES = 16
+# Threads a workgroup, at least, for rows side by side of TOPK_ROWS_LANE_WIDE_N or more (more
+# threads a row: at 256, 8192 rows of 8192 K = 1 ran 8 threads a row, 65536 in all). H200,
+# first axis, 2^26, time over a copy's at 256 / 512 / 1024 (h200-wgpu-threads.json): float16
+# rows of 8192 K = 1 2.07 / 1.49 / 1.56, 2048 K = 1 1.85 / 1.64 / 1.91, 2^23 K = 1 1.48 /
+# 1.67 / 3.53; float32 8192 K = 1 1.65 / 1.18 / 1.12: 512 (K <= 8 within 2x a copy, 96
+# points: 33 / 40 / 36).
+TOPK_ROWS_LANE_WIDE_WG = 512
 TOPK_ROWS_LANE_MAX_BYTES = 128
 TOPK_ROWS_LANE_WIDE_N = 512
 # Candidate slots per row: this many per K (to a power of two; 1.4 K expected for distinct

@@ -409,6 +409,43 @@ def test_packed_rows(tuned, dtype):
 
 
 @pytest.mark.parametrize("dtype", PACKED_DTYPES)
+def test_rows_word_lanes(tuned, dtype):
+    # over an outer axis, rows side by side a word of rows at a time: whole rows (rows of
+    # 40 and 600: narrow and wide lanes), an all-equal row beside distinct ones in one word
+    # (its K rounds alone), chunks of long rows with their merge, and the element path
+    # where the rows are not whole words (odd count, a view starting mid-word, tuning off)
+    d = tuned(**SHORT_ROWS)
+    rng = rng_for("word lanes", dtype)
+    for n, ks in ((40, (1, 3, 8)), (600, (2, 17, 32))):
+        x = np.ascontiguousarray(rows_cases(rng, dtype, n, rows=40).T)
+        for k in ks:
+            for direction in ("decreasing", "increasing"):
+                notes = check(x, k, 0, direction, strategy="rows", device=d)
+            assert notes["interleave"] and notes["word_lanes"], notes
+            assert n <= 40 or n > notes["rows_cap"], notes  # (the all-equal row's rounds)
+    # a rank-3 view: rows over two kept dims, the axis in the middle
+    x3 = random_values(rng, (3, 50, 8), dtype)
+    notes = check(x3, 5, 1, "increasing", strategy="rows", device=d)
+    assert notes["word_lanes"], notes
+    dc = tuned(**SMALL_CHUNKS, TOPK_ROWS_MIN_ROWS=1 << 20)
+    x = np.ascontiguousarray(rows_cases(rng, dtype, 1030, rows=16).T)
+    for k, direction in ((1, "decreasing"), (2, "increasing"), (8, "decreasing")):
+        notes = check(x, k, 0, direction, strategy="rows", device=dc)
+        assert notes["word_lanes"] and notes["chunks"] > 1, notes
+        assert notes["merge_wg"] < notes["wg"], notes  # (a merge no larger than it needs)
+    t = dg.asarray(np.ascontiguousarray(rows_cases(rng, dtype, 300, rows=42).T), device=d)
+    per_word = 4 // np.dtype(dtype).itemsize
+    # (1:41 and, for 8-bit, 2:42 start mid-word: planned as words, bound as elements)
+    for view in (t[:, :41], t[:, 1:41], t[:, 2:42]):
+        notes = check(view, 4, 0, "decreasing", strategy="rows", device=d)
+        words = view.shape[1] % per_word == 0 and 42 % per_word == 0
+        assert notes["word_lanes"] is words, notes
+    off = tuned(**SHORT_ROWS, TOPK_ROWS_WORD_LANES=False)
+    notes = check(t, 8, 0, "increasing", strategy="rows", device=off)
+    assert notes["interleave"] and not notes["word_lanes"], notes
+
+
+@pytest.mark.parametrize("dtype", PACKED_DTYPES)
 def test_packed_threshold(tuned, dtype):
     # as test_threshold_dtypes, on rows of whole words (4100) and a partial last word (4102:
     # 8-bit); rows 3-4 tie at T past the cap (the fallback)

@@ -199,6 +199,21 @@ def _params(shape: TopKShape, k: int, descending: bool, dt) -> dict:
                 key_flip=0 if descending else (1 << min(32, dt.bits)) - 1, n_out=shape.rows)
 
 
+def _select_geometry(dt, wg: int, ept: int, smem: int) -> tuple[int, tuple, int, int]:
+    """The select kernel's tile (wg x ept elements), its radix digit passes, histogram
+    bins and survivor capacity (workgroup memory permitting; at most half a tile, so that
+    a merge pass takes at least two candidate lists)."""
+    ew = dt.key_words + 1
+    tile = wg * ept
+    passes = digit_passes(dt, (tile - 1).bit_length(), tuning.TOPK_RADIX_BITS)
+    bins = 1 << max(w for _, _, w in passes)
+    slots = min(bins, wg)
+    fixed = 4 * (bins + slots + slots // 32) + 64  # histogram, its sums, scalars
+    cap = _pow2_floor(min(tuning.TOPK_SELECT_CAP, tile // 2,
+                          max(1, (smem - fixed) // (4 * ew))))
+    return tile, passes, bins, cap
+
+
 def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
           limits: dict, subgroup_size: int = 0) -> TopKPlan:
     n, rows = shape.n, shape.rows
@@ -208,15 +223,8 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     smem = limits["max-compute-workgroup-storage-size"]
     wg = tuning.TOPK_WG if max_wg >= tuning.TOPK_WG else 256
     ept = tuning.TOPK_ELEMS_PER_THREAD
-    tile = wg * ept
-    sel_passes = digit_passes(dt, (tile - 1).bit_length(), tuning.TOPK_RADIX_BITS)
-    sel_bins = 1 << max(w for _, _, w in sel_passes)
+    tile, sel_passes, sel_bins, sel_cap = _select_geometry(dt, wg, ept, smem)
     sort_cap = _pow2_floor(min(tuning.TOPK_SORT_MAX, smem // (4 * ew)))
-    slots = min(sel_bins, wg)
-    sel_fixed = 4 * (sel_bins + slots + slots // 32) + 64  # histogram, its sums, scalars
-    # (at most half a tile: a merge pass must take at least two candidate lists)
-    sel_cap = _pow2_floor(min(tuning.TOPK_SELECT_CAP, tile // 2,
-                              max(1, (smem - sel_fixed) // (4 * ew))))
 
     base = _params(shape, k, descending, dt)
     common = dict(dt=dt, idx_words=idx_words)
@@ -235,10 +243,13 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     if lists == 1:
         return TopKPlan(steps, scratch, notes)  # one dispatch, no scratch
     if lists > 1:  # chunks of rows too long, too few: their lists through the merge passes
-        sel, stop = select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes, pack)
+        # a row's lists in one merge workgroup no larger than they need
+        mwg = min(wg, max(tuning.TOPK_MERGE_MIN_WG, _pow2_ceil(_ceil(lists * k, ept))))
+        tile, sel_passes, sel_bins, sel_cap = _select_geometry(dt, mwg, ept, smem)
+        sel, stop = select_vars(k, mwg, ept, sel_cap, sel_bins, sel_passes, pack)
         notes.update(merge_passes=_add_merges(add, scratch, rows, lists, k, ew, tile,
                                               dict(sel, guard=""), stop),
-                     tile=tile, lists_per_merge=tile // k)
+                     tile=tile, lists_per_merge=tile // k, merge_wg=mwg)
         return TopKPlan(steps, scratch, notes)
     reduce_row = k < tuning.TOPK_SORT_MIN_K and n >= tuning.TOPK_THRESHOLD_WG
     # rows from TOPK_SORT_ROWS_MAX up to sort_cap: K within "threshold" or "wide" reach
@@ -359,6 +370,20 @@ def packed_rows(shape: TopKShape, dt) -> bool:
             and all(d.strides[0] % w == 0 for d in shape.kept))
 
 
+def word_lanes(shape: TopKShape, dt) -> bool:
+    """May rows that lie side by side (an outer axis: lanes over rows) be read a word of
+    rows at a time: an 8/16-bit type (tuning.TOPK_ROWS_WORD_LANES), the rows' own dim
+    contiguous and of whole words, every other stride (the axis's positive) in whole
+    words (the binding's offset is checked when bound: CompiledTopK.launches)."""
+    w = dt.per_word
+    if not (tuning.TOPK_ROWS_WORD_LANES and w > 1 and shape.kept):
+        return False
+    inner = shape.kept[-1]
+    return (inner.strides[0] == 1 and inner.size % w == 0 and shape.axis_strides[0] > 0
+            and shape.axis_strides[0] % w == 0
+            and all(d.strides[0] % w == 0 for d in shape.kept[:-1]))
+
+
 def select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes, pack: bool) -> tuple[dict, int]:
     """The select kernel's template variables (without guard, source, sink, binds) and the
     number of survivors at which its radix select stops and sorts (pack: entries_pack)."""
@@ -417,11 +442,15 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     top = _pow2_floor(max_wg)
     wg = min(tuning.TOPK_ROWS_WG, top)
     inner = abs(shape.kept[-1].strides[0]) if shape.kept else 0
-    lane_rows = max(1, tuning.TOPK_ROWS_LANE_BYTES * 8 // dt.bits)
+    words = word_lanes(shape, dt)
+    lane_rows = max(1, (tuning.TOPK_ROWS_WORD_LANE_BYTES if words
+                        else tuning.TOPK_ROWS_LANE_BYTES) * 8 // dt.bits)
     interleave = 0 < inner < abs(shape.axis_strides[0]) and rows >= lane_rows
     if n >= tuning.TOPK_ROWS_LANE_WIDE_N:  # longer rows: more of them side by side
         lane_rows = max(lane_rows, min(tuning.TOPK_ROWS_LANE_ROWS, _pow2_floor(rows),
                                        tuning.TOPK_ROWS_LANE_MAX_BYTES * 8 // dt.bits))
+        if interleave:  # and more threads a row
+            wg = min(top, max(wg, tuning.TOPK_ROWS_LANE_WIDE_WG))
     lists = 1
     if n > tuning.TOPK_ROWS_MAX_N and not (interleave and rows >= tuning.TOPK_ROWS_MIN_ROWS):
         contiguous = abs(shape.axis_strides[0]) == 1
@@ -448,6 +477,7 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
         lane_rows = min(lane_rows, max(1, top // _pow2_ceil(2 * k)))
         wg = min(top, max(wg, lane_rows * _pow2_ceil(2 * k)))
         tpr = min(tpr, wg // lane_rows)
+        wg = min(wg, max(tuning.TOPK_ROWS_WG, lane_rows * tpr))  # lane_rows rows a group
     tpr = min(tpr, wg)
     buckets = min(tpr, _pow2_ceil(2 * k))
     if buckets < k:
@@ -461,9 +491,12 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
            and cap > 2 * _pow2_ceil(k)):
         cap //= 2
 
+    # word lanes: a reader takes a word's rows, so P entries a thread for its partial bests
+    lanes_p = dt.per_word if interleave and words else 1
+
     def memory(wg):
         r = wg // tpr
-        return 4 * (wg * (kw + 1) + r * (kw + 2) + r * (cap + 1) * (kw + 1) + 1)
+        return 4 * (wg * lanes_p * (kw + 1) + r * (kw + 2) + r * (cap + 1) * (kw + 1) + 1)
     while memory(wg) > smem and wg > tpr:
         wg //= 2
     if memory(wg) > smem:
@@ -473,14 +506,16 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     tasks = rows * lists
     # whole words: every bucket's first thread has one (then B >= K buckets hold elements)
     packed = packed_rows(shape, dt) and n >= dt.per_word * buckets and not interleave
+    wl = lanes_p > 1 and per % lanes_p == 0
     add("topk_rows.wgsl.j2", dict(binds=binds, wg=wg, tpr=tpr, buckets=buckets, cap=cap,
                                   unroll=tuning.TOPK_ROWS_UNROLL, interleave=interleave,
-                                  sink="output" if lists == 1 else "cands", packed=packed),
+                                  sink="output" if lists == 1 else "cands", packed=packed,
+                                  word_lanes=wl),
         {} if lists == 1 else dict(n_out=tasks, aux1=rows, chunk=n, n_split=lists),
         _ceil(tasks, per), cout=None if lists == 1 else "a")
     notes.update(strategy="rows", rows_wg=wg, threads_per_row=tpr, rows_per_group=per,
                  buckets=buckets, rows_cap=cap, interleave=interleave, chunks=lists,
-                 packed=packed, lane_rows=lane_rows if interleave else 0)
+                 packed=packed, lane_rows=lane_rows if interleave else 0, word_lanes=wl)
     return lists
 
 
@@ -627,9 +662,10 @@ class CompiledTopK(base.CompiledOp):
                     b = scratch[buf]
                     res.append((b, 0, self.plan.scratch[buf]))
             variables = step.variables
-            if variables.get("packed") and xo % self.dt.per_word:
+            if xo % self.dt.per_word and (variables.get("packed")
+                                           or variables.get("word_lanes")):
                 # a view that starts mid-word: its rows are not whole words; element loads
-                variables = dict(variables, packed=False)
+                variables = dict(variables, packed=False, word_lanes=False)
             pipeline, layout = dev.pipelines.get(
                 step.template, **variables,
                 **_windows(step, len(xw), len(i_wins), len(v_wins)))
