@@ -435,7 +435,8 @@ def test_rows_word_lanes(tuned, dtype):
         assert notes["merge_wg"] < notes["wg"], notes  # (a merge no larger than it needs)
     t = dg.asarray(np.ascontiguousarray(rows_cases(rng, dtype, 300, rows=42).T), device=d)
     per_word = 4 // np.dtype(dtype).itemsize
-    # (1:41 and, for 8-bit, 2:42 start mid-word: planned as words, bound as elements)
+    # (8-bit: rows 42 apart are not whole words; 16-bit: 1:41 starts mid-word, planned as
+    # words and bound as elements)
     for view in (t[:, :41], t[:, 1:41], t[:, 2:42]):
         notes = check(view, 4, 0, "decreasing", strategy="rows", device=d)
         words = view.shape[1] % per_word == 0 and 42 % per_word == 0
