@@ -204,12 +204,16 @@ class Surface:
                            tfn, host.nbytes, checked)
             del x, th
 
-    def hardmax(self):
-        for shape, dtype in itertools.product(HARDMAX_SHAPES[self.size], HARDMAX_DTYPES):
+    def hardmax(self, shapes=None, dtypes=HARDMAX_DTYPES, axes_sets=None):
+        """The Hardmax grid (bench.tuning_sweep: other shapes, or some axes sets)."""
+        for shape, dtype in itertools.product(shapes or HARDMAX_SHAPES[self.size], dtypes):
+            shape = tuple(shape)
             host = _random(self.rng, int(np.prod(shape)), dtype).reshape(shape)
             x = dg.asarray(host, device=self.dev)
             th = self._cuda(host)
             for axes in _subsets(len(shape)):
+                if axes_sets is not None and list(axes) not in axes_sets:
+                    continue
                 labels = {"shape": list(shape), "axes": list(axes),
                           "reduced": int(np.prod([shape[a] for a in axes]))}
                 tfn = None

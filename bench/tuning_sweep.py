@@ -12,7 +12,8 @@ default "grid"): {"dtypes": [...], "log_n": [...], "axes": [-1, 0], "ks": [...],
 surface's TopK grid; NonZero: {"grid": "nonzero", "dtypes": [...], "densities": [...],
 "ranks": [...], "log2": 24}; ArgMax/ArgMin: {"grid": "argreduce", "dtypes": [...],
 "shapes": [...], "axes": [[0], [0, 2], ...] or "points": [[shape, axes], ...], "ops":
-["argmax"], "check_every": 1}; any spec may say "torch": false (no torch pass). Each point
+["argmax"], "check_every": 1}; Hardmax: {"grid": "hardmax", "dtypes": [...], "points":
+[[shape, axes], ...]}; any spec may say "torch": false (no torch pass). Each point
 (bench.surface's record, checked against numpy; TopK and ArgMax/ArgMin with the plan's
 notes) goes to OUT.json, rewritten after each config.
 """
@@ -68,6 +69,12 @@ def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[
                                  sp.get("ops", ("argmax",)), axes, sp.get("check_every", 1))
                 for p in sf.points:
                     p["notes"] = _arg_notes(dev, p)
+            elif sp.get("grid") == "hardmax":
+                # "points": [[shape, axes], ...]
+                for shape, axes in sp["points"]:
+                    sf.hardmax([shape], sp["dtypes"], [list(axes)])
+                for p in sf.points:
+                    p["notes"] = _hardmax_notes(dev, p)
             elif sp.get("grid") == "nonzero":
                 sf.nonzero(sp["dtypes"], sp["densities"], sp["ranks"], sp.get("log2", 24))
             else:
@@ -93,6 +100,15 @@ def _arg_notes(dev, p: dict) -> dict:
     desc = dg.ArgMaxDesc if p["op"] == "argmax" else dg.ArgMinDesc
     op = dev.compile(desc(dg.TensorDesc(p["dtype"], shape), dg.TensorDesc("uint32", out), axes))
     return {a: b for a, b in op.plan.notes.items() if isinstance(b, (int, str, bool, float))}
+
+
+def _hardmax_notes(dev, p: dict) -> dict:
+    """The plan notes of a Hardmax surface point's call, with the first step's threads."""
+    t = dg.TensorDesc(p["dtype"], tuple(p["shape"]))
+    op = dev.compile(dg.Hardmax1Desc(t, t, tuple(p["axes"])))
+    var = op.plan.steps[-1].variables
+    notes = {a: b for a, b in op.plan.notes.items() if isinstance(b, (int, str, bool, float))}
+    return dict(notes, wg=var["wg"], tpr=var.get("tpr", 0), unroll=var.get("unroll", 0))
 
 
 def _topk_notes(dev, p: dict) -> dict:

@@ -29,6 +29,9 @@ class Step:
     # (checked when bound): its word loads (packed_rows over several reduced dims,
     # col_words) need one
     mid_word: dict | None = None
+    # variables of its variant for an input and output whose offsets are at different
+    # places in their words (checked when bound): Hardmax's streamed zeros need them alike
+    skew: dict | None = None
 
 
 @dataclass
@@ -79,11 +82,15 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # keeps ROWS_MIN_WORDS words and an unrolled iteration's elements
     elems = max(tuning.REDUCE_UNROLL, rows_bytes(dt, sink) * 8 // dt.bits)
     tpr = min(wg, _pow2_floor(n_red // elems))
-    least = 2
+    least, per = 2, tuning.REDUCE_UNROLL
     if sink == "index":
         words = n_red * dt.bits // 32
         least = max(2, min(tuning.ROWS_MIN_TPR, _pow2_floor(words // tuning.ROWS_MIN_WORDS)))
-    tpr = max(tpr, min(least, _pow2_floor(n_red // tuning.REDUCE_UNROLL)))
+    elif red_contig and tuning.HARDMAX_STREAM and tuning.HARDMAX_STREAM_MIN_WORDS.get(dt.bits):
+        # Hardmax's short rows: threads enough that their zeros' stores fill a sector
+        least = tuning.HARDMAX_STREAM_MIN_TPR
+        per = dt.per_word * tuning.HARDMAX_STREAM_MIN_WORDS[dt.bits]
+    tpr = max(tpr, min(least, _pow2_floor(n_red // per)))
     # few rows: more threads each, up to a workgroup (64 rows of 1000 float32 took 0.015 ms
     # at 32 threads a row, 8 workgroups, against 0.008 ms with a workgroup each; H100)
     tpr = max(tpr, min(wg, _pow2_floor(tuning.ROWS_TARGET_THREADS // max(1, n_out))))
@@ -234,6 +241,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # short packed rows: a tile (TPR x unroll words) no longer than a row, else every
         # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
         unroll = min(unroll, _pow2_floor(max(1, n_red // pw // tpr)))
+    elif sink != "index" and strategy == "row" and red_contig and tpr < wg:
+        unroll = min(unroll, _pow2_floor(max(1, n_red // tpr)))  # (the same, elements)
     if strategy == "row":
         first.update(tile_max=tuning.ROW_TILE_MAX, nan_by_tile=tuning.ROW_NAN_BY_TILE)
     walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)

@@ -156,6 +156,30 @@ ROW_NAN_BY_TILE = True
 # Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
 HARDMAX_ROW_MIN_RED = 64
+# Hardmax's fused row plans store a subset's zeros as they read it ("loop": where TPR
+# threads' word stores fill a 32-byte sector, at least HARDMAX_STREAM_MIN_TPR of them), or
+# a workgroup's block of subsets before its reads ("block"), instead of writing the subsets
+# after their tree. H200, 2026-11-26, GPU time over a copy's, rows over the last axis, 2^26
+# elements, writes after the tree -> loop (bench/results/hardmax-stream/h200-{wgpu,dawn}-
+# hm2.json, config "on" against "off"): rows of 128 (float32) to 8192 float32 1.22-1.37x ->
+# 1.08-1.15x, float16 (rows of 256 on) 1.35-1.74x -> 1.12-1.17x; the grid's last axis
+# (512) float32 1.36 -> 1.09x (Dawn 1.36 -> 1.13x), float16 1.72 -> 1.16x (1.70 -> 1.15x).
+# At TPR 2-4 a warp's stores hit a sector per row (h200-wgpu-hm.json, loop everywhere):
+# float32 rows of 64 1.34 -> 1.78x, float16 rows of 64 1.71 -> 4.09x; there "block" (rows
+# of 32 to 128 at TPR 2-4): float16 1.70-1.82x -> 1.44-1.57x (Dawn 1.32-1.41x), float32
+# rows of 64 1.34 -> 1.28x (Dawn 1.33 -> 1.14x), rows of 32 1.37 -> 1.35x. Block for every
+# row plan (config "block") lost to loop from TPR 16 (rows of 512 float16 1.16 -> 1.37x);
+# 128 bytes a thread (on128) lost at rows of 64 to 256 (float16 rows of 256 1.16 -> 1.35x).
+HARDMAX_STREAM = True
+HARDMAX_STREAM_MIN_TPR = 8
+# Hardmax's contiguous rows take up to HARDMAX_STREAM_MIN_TPR threads each (their zeros
+# stored as read) while each keeps this many words, by element bits. H200, 2026-11-26,
+# same run, GPU time over a copy's (bench/results/hardmax-stream/h200-{wgpu,dawn}-hs.json,
+# rows of 32 to 8192 at 2^26 elements, none -> 2 -> 4 words): float16 rows of 128 (8 words
+# a thread) 1.48 -> 1.28x (Dawn 1.33 -> 1.29x); fewer words a thread lost (float16 rows of
+# 32 1.57 -> 2.86 / 1.98x, of 64 1.52 -> 1.76x), float32 rows of 64 at 8 words too (Dawn
+# 1.14 -> 1.30x), rows of 256 on unchanged.
+HARDMAX_STREAM_MIN_WORDS = {16: 8}
 
 # The row plans' tree over a row's threads (workgroup memory, a barrier a level) takes the
 # best of this many entries a level (2: a binary tree, log2(TPR) levels). Fewer barriers

@@ -103,7 +103,9 @@ def test_segmented_rows(tuned, dtype):
     atomics; subsets crossing words, an invocation's place carried from word to word), a
     strided one subset by subset. Ties, NaN, the last workgroup partly idle, an output view
     starting mid-word, the winner at either end of a subset."""
-    d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)  # (else few subsets take a workgroup each)
+    # (else few subsets take a workgroup each; streamed zeros off: the write loops this tests
+    # are still the variant for inputs and outputs at different places in their words)
+    d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1, HARDMAX_STREAM=False)
     rng = np.random.default_rng(11)
     for n in (33, 65, 129, 700, 1500):
         a = random_values(rng, (41, n), dtype)
@@ -125,6 +127,73 @@ def test_segmented_rows(tuned, dtype):
             assert_same(got, hardmax_reference(a, (1,)))
         assert_same(dg.hardmax(x[:, 1:], 1), hardmax_reference(a[:, 1:], (1,)))  # mid-word
         assert_same(dg.hardmax(x[:, ::-1], 1), hardmax_reference(a[:, ::-1], (1,)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_streamed_rows(tuned, dtype, monkeypatch):
+    """Fused row plans store their zeros as they read ("loop": a contiguous last axis, runs
+    of at least HARDMAX_STREAM_MIN_TPR threads) or a workgroup's block of them before the
+    reads ("block"), and the winners' ones after the tree: rows of a workgroup each and
+    several a workgroup, odd lengths (16-bit subsets starting mid-word: the words at their
+    ends shared, atomics), ties (the first), NaN (the first), the winner at either end;
+    outputs and input views at other places in their words than the input's (when bound:
+    the block's zeros first, or the writes after the tree), neighbours of an output view
+    left alone; kept strides unlike the output's (16-bit: no loop); the switch off."""
+    d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)
+    rng = np.random.default_rng(13)
+    pw = 4 // np.dtype(dtype).itemsize
+    seen, modes = [], set()
+    get = d.pipelines.get
+
+    def spy(template, **variables):
+        seen.append(variables.get("stream_hot"))
+        return get(template, **variables)
+    monkeypatch.setattr(d.pipelines, "get", spy)
+
+    def run(x, ref, out=None, skewed=False, loop=True):
+        desc = dg.Hardmax1Desc(dg.TensorDesc.of(x), dg.TensorDesc.of(out) if out is not None
+                               else dg.TensorDesc(dtype, x.shape), (1,))
+        op = d.compile(desc)
+        var = op.plan.steps[0].variables
+        block = var["tpr"] < var["wg"]  # (the output is contiguous)
+        mode = "loop" if loop and var["tpr"] >= 8 else "block" if block else ""
+        assert op.plan.notes["fused"] and op.plan.notes["streamed"] == mode, op.plan.notes
+        if mode == "loop" and skewed:
+            mode = "block" if block else ""
+        seen.clear()
+        (y,) = op(inputs=[x], outputs=[out] if out is not None else None)
+        assert seen == [mode], (seen, mode, x.shape, x.offset)
+        modes.add(mode)
+        assert_same(y, hardmax_reference(ref, (1,)))
+
+    for n in (64, 65, 129, 700, 1501, 5001, 9001):
+        a = random_values(rng, (41, n), dtype)
+        a[3] = a[3, 0]
+        a[4, [n // 3, n // 2]] = np.nan
+        a[5, -1] = np.inf  # winners at a subset's last element and at its first
+        a[6, 0] = np.inf
+        x = dg.asarray(a, device=d)
+        run(x, a)
+        for start in range(1, pw + 1):  # an output at each place in a word, sentinels beside
+            buf = dg.asarray(np.full(41 * n + 2 * pw, 7, dtype), device=d)
+            out = dg.Tensor(d, buf.buffer, dtype, a.shape, (n, 1), start)
+            run(x, a, out, skewed=start % pw != 0)
+            got = buf.numpy()
+            assert (got[:start] == 7).all() and (got[start + 41 * n:] == 7).all()
+            assert_same(got[start:start + 41 * n].reshape(a.shape), hardmax_reference(a, (1,)))
+        run(x[1:], a[1:], skewed=n % pw != 0)  # a row further: odd rows start mid-word
+        run(x[:, 1:], a[:, 1:], loop=pw == 1)  # kept strides n, the output's n - 1
+    assert modes == ({"loop", "block", ""} if pw > 1 else {"loop", "block"}), modes
+    # rows of 128: 8 threads a row (16-bit: 8 words each, HARDMAX_STREAM_MIN_WORDS; else 4)
+    t = dg.TensorDesc(dtype, (41, 128))
+    tpr = d.compile(dg.Hardmax1Desc(t, t, (1,))).plan.steps[0].variables["tpr"]
+    assert tpr == 8, tpr
+    off = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1, HARDMAX_STREAM=False)
+    op = off.compile(dg.Hardmax1Desc(dg.TensorDesc(dtype, (41, 700)),
+                                     dg.TensorDesc(dtype, (41, 700)), (1,)))
+    assert op.plan.notes["fused"] and op.plan.notes["streamed"] == "", op.plan.notes
+    tpr = off.compile(dg.Hardmax1Desc(t, t, (1,))).plan.steps[0].variables["tpr"]
+    assert tpr == (4 if pw == 2 else 8), tpr
 
 
 @pytest.mark.parametrize("split", [False, True], ids=["fused", "fill-and-split"])

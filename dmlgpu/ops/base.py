@@ -332,6 +332,8 @@ def plan_launches(device, plan, x, out, scratch=None) -> list[Launch]:
         if step.mid_word and src_off % variables["dt"].per_word:
             # words of a view that starts mid-word are not its runs: element loads instead
             variables = dict(variables, **step.mid_word)
+        if step.skew and (src_off - dst_off) % variables["dt"].per_word:
+            variables = dict(variables, **step.skew)
         pipeline, layout = device.pipelines.get(step.template, **variables,
                                                 n_in_win=len(src), n_out_win=len(dst))
         params = planmod.pack_uniform(step.params, in_offset=src_off, out_offset=dst_off,

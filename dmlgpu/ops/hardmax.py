@@ -27,14 +27,21 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
     first = p.steps[0]
     if len(p.steps) == 1 and first.variables["strategy"] == "row":
         reds = red.red
-        first.variables.update(
+        var = first.variables
+        block_out = var["tpr"] < var["wg"] and _block_out(red) and red.n_red >= dt.per_word
+        var.update(
             sink="rowhot",
             hot_words=dt.per_word > 1 and len(reds) == 1 and reds[0].strides == (1, 1),
             # (a workgroup per subset keeps its own write loop: measured at full speed on
             # the benchmark's 1 GiB float16 case before this path existed)
-            block_out=first.variables["tpr"] < first.variables["wg"] and _block_out(red)
-            and red.n_red >= dt.per_word)
-        p.notes["fused"] = True
+            block_out=block_out, stream_hot=_stream(red, dt, var, block_out))
+        if var["stream_hot"]:
+            var["block_out"] = False
+        if var["stream_hot"] == "loop":
+            # an input and output at different places in their words: the block's zeros first,
+            # or the writes after the tree
+            first.skew = dict(stream_hot="block" if block_out else "", block_out=False)
+        p.notes.update(fused=True, streamed=var["stream_hot"])
         return p
     wg = tuning.REDUCE_WG
     n = red.n_out * red.n_red
@@ -53,8 +60,25 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
              nk=len(out_dims), n_out=n, n_groups=groups),
         groups, "none", "output")
     p.steps.insert(0, fill)
-    p.notes["fused"] = False
+    p.notes.update(fused=False, streamed="")
     return p
+
+
+def _stream(red: canon.Reduction, dt, var: dict, block_out: bool) -> str:
+    """How the fused row plan stores its zeros (the kernel's stream_hot): "loop", as the
+    subset is read (one contiguous reduced dim in input and output, read by element (32-bit)
+    or by whole words (packed_rows) at the same place in the output's words: every kept
+    stride the same modulo a word, the offsets checked when bound; and runs of TPR words
+    that fill a memory sector); "block", the workgroup's block (block_out) before its reads;
+    "": written after the tree."""
+    if not tuning.HARDMAX_STREAM:
+        return ""
+    loop = (not var["interleave"] and len(red.red) == 1 and red.red[0].strides == (1, 1)
+            and (dt.bits == 32 or var["packed_rows"])
+            and all((d.strides[0] - d.strides[1]) % dt.per_word == 0 for d in red.kept))
+    if loop and var["tpr"] >= tuning.HARDMAX_STREAM_MIN_TPR:
+        return "loop"
+    return "block" if block_out else ""
 
 
 def _block_out(red: canon.Reduction) -> bool:
