@@ -241,8 +241,6 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # short packed rows: a tile (TPR x unroll words) no longer than a row, else every
         # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
         unroll = min(unroll, _pow2_floor(max(1, n_red // pw // tpr)))
-    elif sink != "index" and strategy == "row" and red_contig and tpr < wg:
-        unroll = min(unroll, _pow2_floor(max(1, n_red // tpr)))  # (the same, elements)
     if strategy == "row":
         first.update(tile_max=tuning.ROW_TILE_MAX, nan_by_tile=tuning.ROW_NAN_BY_TILE)
     walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)
