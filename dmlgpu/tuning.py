@@ -41,6 +41,9 @@ BATCH_LARGE_CALLS = 32
 # the fill took 0.202 ms for 256 MiB of float32 and 0.149 ms for 128 MiB of float16 (H100,
 # 2026-11-24, bench/steps.py, Hardmax over (512, 256, 512)): half a copy's write rate,
 # most of Hardmax's time over non-trailing axes. At 4 words: 0.127 ms and 0.050-0.082 ms.
+# Again on the H200 (2026-11-26, same run, Hardmax's fill-and-split grid points, GPU time
+# over a copy's, bench/results/hardmax-stream/h200-{wgpu,dawn}-fw.json): 2 / 4 / 8 / 16
+# words float16 1.38-1.46 / 1.23-1.29 / 1.24-1.30 / 1.25-1.29x (wgpu-native; Dawn alike).
 FILL_WORDS = 4
 
 # Threads per workgroup of the reduction kernels. 256 is CUB's default for block
