@@ -86,8 +86,11 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if sink == "index":
         words = n_red * dt.bits // 32
         least = max(2, min(tuning.ROWS_MIN_TPR, _pow2_floor(words // tuning.ROWS_MIN_WORDS)))
-    elif red_contig and tuning.HARDMAX_STREAM and tuning.HARDMAX_STREAM_MIN_WORDS.get(dt.bits):
-        # Hardmax's short rows: threads enough that their zeros' stores fill a sector
+    elif (red_contig and tuning.HARDMAX_STREAM and tuning.HARDMAX_STREAM_MIN_WORDS.get(dt.bits)
+          and n_red // (dt.per_word * tuning.HARDMAX_STREAM_MIN_WORDS[dt.bits])
+          >= tuning.HARDMAX_STREAM_MIN_TPR):
+        # Hardmax's short rows: threads enough that their zeros' stores fill a sector (where
+        # each keeps its words; else as they were)
         least = tuning.HARDMAX_STREAM_MIN_TPR
         per = dt.per_word * tuning.HARDMAX_STREAM_MIN_WORDS[dt.bits]
     tpr = max(tpr, min(least, _pow2_floor(n_red // per)))

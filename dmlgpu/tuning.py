@@ -175,8 +175,8 @@ HARDMAX_ROW_MIN_RED = 64
 # 128 bytes a thread (on128) lost at rows of 64 to 256 (float16 rows of 256 1.16 -> 1.35x).
 HARDMAX_STREAM = True
 HARDMAX_STREAM_MIN_TPR = 8
-# Hardmax's contiguous rows take up to HARDMAX_STREAM_MIN_TPR threads each (their zeros
-# stored as read) while each keeps this many words, by element bits. H200, 2026-11-26,
+# Hardmax's contiguous rows take HARDMAX_STREAM_MIN_TPR threads each (their zeros stored as
+# read) where each keeps this many words, by element bits (else as before). H200, 2026-11-26,
 # same run, GPU time over a copy's (bench/results/hardmax-stream/h200-{wgpu,dawn}-hs.json,
 # rows of 32 to 8192 at 2^26 elements, none -> 2 -> 4 words): float16 rows of 128 (8 words
 # a thread) 1.48 -> 1.28x (Dawn 1.33 -> 1.29x); fewer words a thread lost (float16 rows of

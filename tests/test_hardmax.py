@@ -188,6 +188,9 @@ def test_streamed_rows(tuned, dtype, monkeypatch):
     t = dg.TensorDesc(dtype, (41, 128))
     tpr = d.compile(dg.Hardmax1Desc(t, t, (1,))).plan.steps[0].variables["tpr"]
     assert tpr == 8, tpr
+    t64 = dg.TensorDesc(dtype, (41, 64))  # (too few words for 8 threads: as without it)
+    tpr = d.compile(dg.Hardmax1Desc(t64, t64, (1,))).plan.steps[0].variables["tpr"]
+    assert tpr == (2 if pw == 2 else 4), tpr
     off = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1, HARDMAX_STREAM=False)
     op = off.compile(dg.Hardmax1Desc(dg.TensorDesc(dtype, (41, 700)),
                                      dg.TensorDesc(dtype, (41, 700)), (1,)))
