@@ -93,22 +93,27 @@ def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[
     return points
 
 
+def _scalar_notes(plan) -> dict:
+    """A plan's notes that JSON keeps as they are (numbers, strings, flags)."""
+    return {a: b for a, b in plan.notes.items() if isinstance(b, (int, str, bool, float))}
+
+
 def _arg_notes(dev, p: dict) -> dict:
     """The plan notes of an ArgMax/ArgMin surface point's call."""
     shape, axes = tuple(p["shape"]), tuple(p["axes"])
     out = tuple(1 if i in axes else n for i, n in enumerate(shape))
     desc = dg.ArgMaxDesc if p["op"] == "argmax" else dg.ArgMinDesc
     op = dev.compile(desc(dg.TensorDesc(p["dtype"], shape), dg.TensorDesc("uint32", out), axes))
-    return {a: b for a, b in op.plan.notes.items() if isinstance(b, (int, str, bool, float))}
+    return _scalar_notes(op.plan)
 
 
 def _hardmax_notes(dev, p: dict) -> dict:
-    """The plan notes of a Hardmax surface point's call, with the first step's threads."""
+    """The plan notes of a Hardmax surface point's call, with its input pass's threads."""
     t = dg.TensorDesc(p["dtype"], tuple(p["shape"]))
     op = dev.compile(dg.Hardmax1Desc(t, t, tuple(p["axes"])))
-    var = op.plan.steps[-1].variables
-    notes = {a: b for a, b in op.plan.notes.items() if isinstance(b, (int, str, bool, float))}
-    return dict(notes, wg=var["wg"], tpr=var.get("tpr", 0), unroll=var.get("unroll", 0))
+    var = next(s for s in op.plan.steps if s.source == "input").variables
+    return dict(_scalar_notes(op.plan), wg=var["wg"], tpr=var.get("tpr", 0),
+                unroll=var.get("unroll", 0))
 
 
 def _topk_notes(dev, p: dict) -> dict:
@@ -120,7 +125,7 @@ def _topk_notes(dev, p: dict) -> dict:
     op = dev.compile(dg.TopK1Desc(dg.TensorDesc(p["dtype"], shape),
                                   dg.TensorDesc(p["dtype"], out), dg.TensorDesc("uint32", out),
                                   ax, p["k"], p["direction"]))
-    return {a: b for a, b in op.plan.notes.items() if isinstance(b, (int, str, bool, float))}
+    return _scalar_notes(op.plan)
 
 
 if __name__ == "__main__":

@@ -83,16 +83,15 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     elems = max(tuning.REDUCE_UNROLL, rows_bytes(dt, sink) * 8 // dt.bits)
     tpr = min(wg, _pow2_floor(n_red // elems))
     least, per = 2, tuning.REDUCE_UNROLL
+    # Hardmax's short rows: threads enough that their zeros' stores fill a sector, where
+    # each keeps its words (else as they were)
+    hot_per = dt.per_word * tuning.HARDMAX_STREAM_MIN_WORDS.get(dt.bits, 0)
     if sink == "index":
         words = n_red * dt.bits // 32
         least = max(2, min(tuning.ROWS_MIN_TPR, _pow2_floor(words // tuning.ROWS_MIN_WORDS)))
-    elif (red_contig and tuning.HARDMAX_STREAM and tuning.HARDMAX_STREAM_MIN_WORDS.get(dt.bits)
-          and n_red // (dt.per_word * tuning.HARDMAX_STREAM_MIN_WORDS[dt.bits])
-          >= tuning.HARDMAX_STREAM_MIN_TPR):
-        # Hardmax's short rows: threads enough that their zeros' stores fill a sector (where
-        # each keeps its words; else as they were)
-        least = tuning.HARDMAX_STREAM_MIN_TPR
-        per = dt.per_word * tuning.HARDMAX_STREAM_MIN_WORDS[dt.bits]
+    elif (red_contig and tuning.HARDMAX_STREAM and hot_per
+          and n_red // hot_per >= tuning.HARDMAX_STREAM_MIN_TPR):
+        least, per = tuning.HARDMAX_STREAM_MIN_TPR, hot_per
     tpr = max(tpr, min(least, _pow2_floor(n_red // per)))
     # few rows: more threads each, up to a workgroup (64 rows of 1000 float32 took 0.015 ms
     # at 32 threads a row, 8 workgroups, against 0.008 ms with a workgroup each; H100)

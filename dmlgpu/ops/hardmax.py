@@ -29,19 +29,18 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
         reds = red.red
         var = first.variables
         block_out = var["tpr"] < var["wg"] and _block_out(red) and red.n_red >= dt.per_word
+        stream = _stream(red, dt, var, block_out)
         var.update(
             sink="rowhot",
             hot_words=dt.per_word > 1 and len(reds) == 1 and reds[0].strides == (1, 1),
             # (a workgroup per subset keeps its own write loop: measured at full speed on
             # the benchmark's 1 GiB float16 case before this path existed)
-            block_out=block_out, stream_hot=_stream(red, dt, var, block_out))
-        if var["stream_hot"]:
-            var["block_out"] = False
-        if var["stream_hot"] == "loop":
+            block_out=block_out and not stream, stream_hot=stream)
+        if stream == "loop":
             # an input and output at different places in their words: the block's zeros first,
             # or the writes after the tree
             first.skew = dict(stream_hot="block" if block_out else "", block_out=False)
-        p.notes.update(fused=True, streamed=var["stream_hot"])
+        p.notes.update(fused=True, streamed=stream)
         return p
     wg = tuning.REDUCE_WG
     n = red.n_out * red.n_red
