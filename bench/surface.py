@@ -265,8 +265,11 @@ def _check_topk(outs, h, k, axis, direction, quick):
         values, indices = values.T, indices.T
     if not quick:
         h, values, indices = h[:CHECK_ROWS], values[:CHECK_ROWS], indices[:CHECK_ROWS]
-    key = h.astype(np.float64) if h.dtype.kind == "f" else h
-    order = np.argsort(-key if direction == "decreasing" else key, axis=-1, kind="stable")
+    if direction == "increasing":
+        key = h
+    else:  # (an integer's complement reverses its order without -x's wrap-around)
+        key = -h.astype(np.float64) if h.dtype.kind == "f" else ~h
+    order = np.argsort(key, axis=-1, kind="stable")
     exp_i = order[:, :k].astype(np.uint32)
     got_i = indices.numpy()
     if not np.array_equal(got_i, exp_i):

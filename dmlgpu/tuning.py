@@ -435,6 +435,64 @@ TOPK_PACK_ENTRIES = True
 TOPK_GATHER = True
 TOPK_GATHER_MIN_ROWS = 32
 TOPK_GATHER_MAX_BYTES = 1 << 30
+# Strategy "regs" (ops/topk.py, kernels/topk_regs.wgsl.j2): K <= REGS_MAX_K over rows of at
+# most REGS_MAX_N, each of a row's threads keeping its K best in registers (one compare and
+# two selects a slot an element, no barrier), the row's lists merged through workgroup
+# memory. The "rows" kernel's bound, second read and ranking cost most of its time on such
+# rows (H200 surface, 2026-11-26, bench/results/surface/h200-wgpu-topk-20261126.json, time
+# over a copy's: rows of 32 K = 1 / 2 / 8 2.7 / 2.4 / 5.3-7.4x float32, 2.6-2.9 / 3.9-6.2
+# / 9.8-15.4x float16; rows of 128 K = 8 2.1-2.6x / 4.2-6.2x).
+# H200, wgpu-native / Dawn, 2^26 elements, time over a copy's, "rows" -> "regs" (same run,
+# bench/results/topk-regs/h200-{wgpu,dawn}-regs1.json, 8 stage words, K = 8 entries one at a
+# time; wgpu-native's figures): last axis, float32 rows of 32 K = 1 / 2 / 8 2.73 / 2.39 /
+# 7.37 -> 1.07 / 1.22 / 2.08, rows of 128 1.40 / 1.57 / 2.61 -> 1.09 / 1.22 / 2.13; float16
+# rows of 32 2.97 / 4.18 / 13.9 -> 1.20 / 1.42 / 2.57, rows of 128 1.91 / 2.25 / 5.16 ->
+# 1.19 / 1.37 / 2.22; first axis, float32 rows of 32 1.65 / 2.06 / 7.17 -> 0.73 / 0.85 /
+# 1.46, float16 2.77 / 6.29 / 15.5 -> 1.35 / 1.57 / 2.83. Longer rows: at K = 8 "rows"
+# wins from 512 (float32 last axis 1.39 against 2.36-2.68, float16 2.21 against 2.22-2.44),
+# at K <= 2 "regs" up to 2048 but for float32 along the last axis, even there (rows of 2048
+# K = 2 1.05 against 1.17).
+# At K = 8 float32 rows of 256 along the last axis lost too ("rows" 1.80 against 2.69, the
+# first axis 1.99 against 1.57; float16 3.09 / 3.84 against 2.24 / 2.31; h200-wgpu-regs2.json):
+# Rows of 128 for the others; for 8/16-bit keys (one u32 with the position, K > 4 taken 8
+# at a time, TOPK_REGS_BATCH_MIN_K) 1024 (h200-{wgpu,dawn}-pk-n.json, K = 5 / 8, "rows" ->
+# "regs", wgpu-native: float16 rows of 512 last axis 1.93 / 2.18 -> 1.69 / 1.71, first axis
+# 2.41 / 2.84 -> 1.83 / 1.85, rows of 1024 1.88-2.19 -> 1.70-1.83; uint8 rows of 512 2.75-7.35
+# -> 2.26-2.29; rows of 2048 mixed: float16 last axis 1.58 / 1.68 -> 1.73 / 1.73, uint8 first
+# axis 3.82 / 6.35 -> 2.57 / 2.63).
+TOPK_REGS = True
+TOPK_REGS_MAX_K = 8
+TOPK_REGS_MAX_N = 128
+TOPK_REGS_MAX_N_PK = 1024
+TOPK_REGS_SMALL_K = 2
+TOPK_REGS_MAX_N_SMALL_K = 2048
+# threads a workgroup; units (words; elements of 8/16-bit rows off word boundaries) each
+# thread loads into the stage per chunk (same run, 16 -> 8 / 32: last axis float32 rows of
+# 32 K = 1 1.26 -> 1.07 / 1.77, float16 rows of 128 K = 8 2.51 -> 2.22 / 3.44; 8 better or
+# even at every point but float32 rows of 512 and 2048 at K = 8, which "rows" takes); loads
+# in flight in direct mode (h200-wgpu-regs2.json: 4 / 16 within 3% but the first axis,
+# float32 rows of 32 K = 8 1.46 -> 1.54 / 1.68, float16 rows of 128 K = 8 2.45 -> 2.62 / 2.37)
+TOPK_REGS_WG = 256
+TOPK_REGS_STAGE_WORDS = 8
+TOPK_REGS_UNROLL = 8
+# 8/16-bit keys (a key and its position one u32) from this K: an 8-slot list takes 8
+# elements at a time (a sorting network of 19 exchanges, a merge of 20: ~9 max/min an
+# element against 16 for K = 8 one at a time). (One at a time, a max and a min a slot down
+# the list beat comparing every slot at once and moving the lower ones down (a compare and
+# two selects a slot, no chain): H200, wgpu-native, same conditions, float16 K = 8 rows of
+# 32 / 128 / 256 2.84 / 2.44 / 2.50 -> 2.58 / 2.21 / 2.24x, h200-wgpu-regs2.json.) One at a
+# time -> 8 at a time (h200-{wgpu,dawn}-batch.json, float16, time over a copy's, wgpu-native
+# / Dawn): K = 8 last axis rows of 32 / 128 / 256 2.63 / 2.22 / 2.21 -> 2.19 / 1.81 / 1.74
+# (Dawn 2.42 / 2.09 / 2.08 -> 2.12 / 1.71 / 1.67), first axis 2.84 / 2.38 / 2.31 -> 2.44 /
+# 1.97 / 1.87; K = 5 within 3% either way (1.97-2.13 against 2.02-2.18).
+TOPK_REGS_BATCH_MIN_K = 5
+# A row takes more threads (at most MAX_TPR, each at least MIN_ELEMS and K elements) until
+# TARGET_THREADS run: a thread a row leaves the GPU short of threads below ~2^19 rows. (Same
+# run, 2^20: the first axis of rows of 2048 K = 1 float32 0.82 -> 1.46, float16 1.53 ->
+# 2.78; nowhere better by more than 1%.)
+TOPK_REGS_TARGET_THREADS = 1 << 19
+TOPK_REGS_MIN_ELEMS = 16
+TOPK_REGS_MAX_TPR = 32
 # Strategy "rows" (ops/topk.py, kernels/topk_rows.wgsl.j2): TPR threads per row, several
 # rows per workgroup, the threshold kernel's bound (B = 2K buckets) and a second read from
 # the cache. The shapes (top-8 of 256, top-2 of 128) went to the whole-row sort at

@@ -45,13 +45,16 @@ def check(x, k, axis=-1, direction="decreasing", index_dtype="uint32", strategy=
     return notes
 
 
+# short rows with K <= 8 to the other strategies instead of "regs"
+NO_REGS = dict(TOPK_REGS=False)
 # short rows (K <= 32) to "sort"/"threshold" instead, long ones not in chunks either
-NO_ROWS = dict(TOPK_ROWS_MAX_K=0, TOPK_ROWS_CHUNK_MAX_K=0)
+NO_ROWS = dict(TOPK_ROWS_MAX_K=0, TOPK_ROWS_CHUNK_MAX_K=0, **NO_REGS)
 # few long rows with K <= 32 to "threshold"/"candidates" instead of the rows kernel's chunks
-NO_CHUNKS = dict(TOPK_ROWS_CHUNK_BELOW_ROWS=0, TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED=0)
+NO_CHUNKS = dict(TOPK_ROWS_CHUNK_BELOW_ROWS=0, TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED=0,
+                 **NO_REGS)
 # the rows kernel's chunks at lavapipe's sizes: rows past 64 in chunks of 64 to 512
 SMALL_CHUNKS = dict(TOPK_ROWS_MAX_N=64, TOPK_ROWS_CHUNK=64, TOPK_ROWS_CHUNK_PER_K=4,
-                    TOPK_ROWS_CHUNK_MAX=512)
+                    TOPK_ROWS_CHUNK_MAX=512, **NO_REGS)
 NO_THRESHOLD = dict(TOPK_THRESHOLD_MAX_K=0, TOPK_WIDE_MAX_SLOTS=0, **NO_ROWS)  # "select"
 # The select kernel's capacity follows workgroup memory (2048 32-bit pairs on lavapipe, 4096
 # on 48-KiB GPUs): capped at 1024, the "radix" cases (K >= 1500) reach "radix" on both.
@@ -94,7 +97,7 @@ def test_spec_examples(dev, x, axis, k, direction, values, indices):
     assert op(inputs=[xt], outputs=[v2, i2]) == [v2, i2]
     assert_same(v2, v.numpy())
     assert_same(i2, i.numpy())
-    assert op.plan.notes["strategy"] == "rows"
+    assert op.plan.notes["strategy"] == "regs"
 
 
 # -- strategy "sort": every dtype, ranks, axes, views ---------------------------------
@@ -175,7 +178,7 @@ def test_sort_ranks_and_axes(dev, tuned, shape, axis):
     n = shape[axis]
     ks = sorted({1, (n + 1) // 2, n})
     for k in ks:
-        check(x, k, axis, "decreasing", strategy="rows", device=dev)
+        check(x, k, axis, "decreasing", strategy="regs", device=dev)
     d = tuned(**NO_ROWS)  # (plans from here on: tuning numbers are global)
     for k in ks:
         check(x, k, axis, "decreasing", strategy="sort", device=d)
@@ -204,6 +207,125 @@ def test_many_short_rows(tuned):
     assert notes["rows_per_group"] > 1
 
 
+# -- strategy "regs": K <= 8 over short rows, each thread's K best in registers --------
+
+def regs_rows(rng, dtype, n, rows):
+    """Rows of n: ties with the type's specials, distinct-ish values, one value throughout
+    and two values (1 in 3 positions the first)."""
+    x = np.concatenate([random_values(rng, (rows - 3, n), dtype),
+                        random_values(rng, (3, n), dtype, ties=False)])
+    x[-1] = x[-1, 0]
+    x[-2] = np.where(np.arange(n) % 3 == 0, x[-2, 0], x[-2, 1])
+    return x
+
+
+# a thread a row (more only below TOPK_REGS_TARGET_THREADS); as many as MIN_ELEMS allow
+ONE_THREAD = dict(TOPK_REGS_TARGET_THREADS=0)
+MANY_THREADS = dict(TOPK_REGS_MIN_ELEMS=2)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("threads", ["one", "many"])
+def test_regs_dtypes(tuned, dtype, threads):
+    d = tuned(**(ONE_THREAD if threads == "one" else MANY_THREADS))
+    rng = rng_for("regs", dtype)
+    bits = np.dtype(dtype).itemsize * 8
+    # rows of 5 to 256, 70 of them (a workgroup's rows partial); 8/16-bit rows of 77 off
+    # word boundaries (staged by element), of 32 to 256 by word; 8/16-bit keys from K = 5
+    # eight elements at a time (batch)
+    for n, ks in ((5, (1, 3)), (32, (1, 2, 8)), (77, (3, 8)), (128, (7,)), (256, (2,))):
+        x = regs_rows(rng, dtype, n, 70)
+        for k in ks:
+            for direction in ("decreasing", "increasing"):
+                notes = check(x, k, -1, direction, strategy="regs", device=d)
+            assert notes["regs_mode"] == "stage" and notes["pk"] == (bits <= 16), notes
+            assert notes["batch"] == (bits <= 16 and k >= 5), notes
+            assert notes["packed"] == (bits < 32 and n % (32 // bits) == 0), notes
+            assert (notes["threads_per_row"] == 1) == (threads == "one" or n < 2 * k), notes
+    # rows side by side (the first axis): "direct"
+    for n, ks in ((32, (1, 8)), (77, (2, 5))):
+        x = np.ascontiguousarray(regs_rows(rng, dtype, n, 70).T)
+        for k in ks:
+            for direction in ("decreasing", "increasing"):
+                notes = check(x, k, 0, direction, strategy="regs", device=d)
+            assert notes["regs_mode"] == "direct" and notes["rows_first"] == (k > 1), notes
+            assert (notes["threads_per_row"] == 1) == (threads == "one"), notes
+
+
+def test_regs_bounds(tuned):
+    # K <= TOPK_REGS_MAX_K over rows of TOPK_REGS_MAX_N, K <= TOPK_REGS_SMALL_K over
+    # rows of TOPK_REGS_MAX_N_SMALL_K; beyond them "rows" (or "sort": short rows, K > 8)
+    d = tuned(TOPK_REGS_MAX_N=40, TOPK_REGS_MAX_N_SMALL_K=300)
+    rng = rng_for("regs bounds")
+    for n, k, strategy in ((40, 8, "regs"), (41, 8, "rows"), (40, 9, "sort"),
+                           (300, 2, "regs"), (301, 2, "rows"), (300, 3, "rows")):
+        x = regs_rows(rng, "float32", n, 20)
+        check(x, k, -1, "decreasing", strategy=strategy, device=d)
+        check(np.ascontiguousarray(x.T), k, 0, "increasing", strategy=strategy, device=d)
+    tuned(TOPK_REGS=False)
+    check(regs_rows(rng, "float32", 40, 20), 2, -1, strategy="rows", device=dg.Device())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "uint8", "int64"])
+def test_regs_layouts(tuned, dtype):
+    d = tuned()
+    rng = rng_for("regs layouts", dtype)
+    t = dg.asarray(random_values(rng, (60, 50), dtype), device=d)
+    # sliced (the axis strided: direct), negative strides, offsets (8/16-bit rows off word
+    # boundaries: staged by element), transposed, broadcast rows, a stride of 0 along the
+    # axis (all ties), rank 5 with a middle axis
+    for view, k, axis, mode in ((t[:, ::3], 5, 1, "direct"), (t[::-1, ::-2], 5, 1, "direct"),
+                                (t[7:55, 3:41], 6, 0, "direct"), (t[3:, 1:], 4, 1, "stage"),
+                                (t.T, 3, 1, "direct"), (t.T, 8, 0, "stage"),
+                                (dg.broadcast_to(t[2:3, :], (9, 50)), 8, 1, "stage"),
+                                (dg.broadcast_to(t[:, 3:4], (60, 45)), 6, 1, "direct")):
+        for direction in ("decreasing", "increasing"):
+            notes = check(view, k, axis, direction, strategy="regs", device=d)
+        assert notes["regs_mode"] == mode, notes
+    x5 = random_values(rng, (3, 4, 37, 2, 5), dtype)
+    assert check(x5, 4, 2, strategy="regs", device=d)["regs_mode"] == "direct"
+    assert check(x5, 2, 4, "increasing", strategy="regs", device=d)["regs_mode"] == "stage"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int8", "float32"])
+@pytest.mark.parametrize("axis", [1, 0])
+def test_regs_outputs(tuned, dtype, axis):
+    # outputs a row's K apart (j first) or rows apart (rows first): 8/16-bit values written
+    # a word at a time (vwords), the words a workgroup shares with its neighbours merged,
+    # here at every offset within a word; strided outputs element by element; the
+    # elements around the outputs untouched
+    d = tuned(**ONE_THREAD)  # (256 rows a workgroup: 600 rows take three)
+    rng = rng_for("regs outputs", dtype, axis)
+    x = regs_rows(rng, dtype, 32, 600)
+    x = x if axis == 1 else np.ascontiguousarray(x.T)
+    xt = dg.asarray(x, device=d)
+    for k in (1, 3, 8):
+        shape = (600, k) if axis == 1 else (k, 600)
+        ev, ei = topk_reference(x, k, axis, True, "uint32")
+        for off in range(4):  # 0-2: contiguous from element `off`; 3: every other one
+            big = (600 * k + 8,) if off < 3 else (shape[0], 2 * shape[1])
+            vbig = random_values(rng_for("regs fill", dtype), big, dtype)
+            ibig = np.arange(int(np.prod(big)), dtype=np.uint32).reshape(big)
+            vt, it = dg.asarray(vbig, device=d), dg.asarray(ibig, device=d)
+            want_v, want_i = vbig.copy(), ibig.copy()
+            if off < 3:
+                vv = vt[off:off + 600 * k].reshape(shape)
+                iv = it[off:off + 600 * k].reshape(shape)
+                want_v[off:off + 600 * k], want_i[off:off + 600 * k] = ev.ravel(), ei.ravel()
+            else:
+                vv, iv = vt[:, 1::2], it[:, 1::2]
+                want_v[:, 1::2], want_i[:, 1::2] = ev, ei
+            op = d.compile(dg.TopK1Desc(dg.TensorDesc.of(xt), dg.TensorDesc.of(vv),
+                                        dg.TensorDesc.of(iv), axis, k, "decreasing"))
+            op(inputs=[xt], outputs=[vv, iv])
+            assert_same(vt, want_v)
+            assert_same(it, want_i)
+            notes = op.plan.notes
+            assert notes["strategy"] == "regs" and notes["threads_per_row"] == 1, notes
+            assert notes["vwords"] == (np.dtype(dtype).itemsize < 4 and off < 3), notes
+            assert notes["rows_first"] == (axis == 0 and k > 1), notes
+
+
 # -- strategy "rows": several short rows per workgroup, the bound of 2K bucket bests ----
 
 def rows_cases(rng, dtype, n, rows=6):
@@ -217,7 +339,7 @@ def rows_cases(rng, dtype, n, rows=6):
 
 
 # the rows kernel also where short rows with K > TOPK_ROWS_SHORT_MAX_K go to the sort
-SHORT_ROWS = dict(TOPK_ROWS_MIN_N_PER_K=0)
+SHORT_ROWS = dict(TOPK_ROWS_MIN_N_PER_K=0, **NO_REGS)
 
 
 def tie_rows(rng, dtype: str, n: int) -> np.ndarray:
@@ -258,7 +380,7 @@ def test_rows_lanes(tuned, dtype):
     # over an outer axis, lanes over 32 bytes of neighbouring rows; from rows of
     # TOPK_ROWS_LANE_WIDE_N on over TOPK_ROWS_LANE_ROWS rows (at most LANE_MAX_BYTES, and
     # no more than 2K buckets' threads per lane allow); the last workgroup's rows partial
-    d = tuned()
+    d = tuned(**NO_REGS)
     rng = rng_for("rows lanes", dtype)
     bits = np.dtype(dtype).itemsize * 8
     narrow = 32 * 8 // bits
@@ -273,7 +395,7 @@ def test_rows_lanes(tuned, dtype):
 
 def test_rows_short_large_k(tuned):
     # rows shorter than TOPK_ROWS_MIN_N_PER_K x K, K > TOPK_ROWS_SHORT_MAX_K: the sort
-    d = tuned()
+    d = tuned(**NO_REGS)
     rng = rng_for("rows short")
     x = rows_cases(rng, "float16", 128, rows=20)
     for k, strategy in ((8, "rows"), (16, "rows"), (17, "sort"), (32, "sort")):
@@ -391,7 +513,7 @@ def test_packed_rows(tuned, dtype):
     # rows of whole words and rows whose last word is partial (n = 301, 2102 of rows of a
     # multiple of 4 elements: the lanes past n are the next row's or padding); the
     # random-ties and all-equal rows take the K rounds, which read words too
-    d = tuned()
+    d = tuned(**NO_REGS)
     rng = rng_for("packed rows", dtype)
     for n, ks in ((40, (1, 4)), (301, (2, 17, 32)), (2102, (8, 32))):
         x = rows_cases(rng, dtype, n)

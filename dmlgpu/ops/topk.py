@@ -9,6 +9,13 @@ INCREASING, and break ties by position: no value is ever used as a sentinel (a m
 entry has index NONE).
 
 Strategies, by regime (plan.notes["strategy"]):
+  "regs"        K <= tuning.TOPK_REGS_MAX_K over rows of at most TOPK_REGS_MAX_N(_PK) (K <=
+                TOPK_REGS_SMALL_K: _MAX_N_SMALL_K): each of T threads a row keeps its K best
+                in registers, sorted, inserting every element it reads without a branch or a
+                barrier (8/16-bit keys: key and position in one u32, K > 4 eight elements at
+                a time through a sorting network); the row's lists merge through workgroup
+                memory. Contiguous rows are read through workgroup memory in coalesced
+                chunks, rows side by side straight from the input. One dispatch.
   "rows"        K <= tuning.TOPK_ROWS_MAX_K over rows of at most TOPK_ROWS_MAX_N, or over
                 an outer axis of many rows (lanes along rows): TPR threads per row, several
                 rows per workgroup; the K-th best of 2K bucket bests bounds the candidates,
@@ -239,6 +246,8 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         steps.append(Step(template, dict(common, **variables),
                           dict(base, **params, n_groups=groups), groups, cin, cout))
 
+    if _plan_regs(add, notes, shape, dt, k, smem, max_wg, out_binds):
+        return TopKPlan(steps, scratch, notes)  # one dispatch, no scratch
     lists = _plan_rows(add, notes, shape, dt, k, smem, max_wg, out_binds)
     if lists == 1:
         return TopKPlan(steps, scratch, notes)  # one dispatch, no scratch
@@ -425,6 +434,64 @@ def _add_merges(add, scratch, rows, lists, k, ew, tile, sel, stop) -> int:
         lists = nl
         cur, other = other, cur
     return passes
+
+
+def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
+               out_binds) -> bool:
+    """Adds the "regs" kernel's step if the problem suits it (K <= tuning.TOPK_REGS_MAX_K,
+    rows of at most TOPK_REGS_MAX_N (8/16-bit keys: _PK), or of TOPK_REGS_MAX_N_SMALL_K for
+    K up to TOPK_REGS_SMALL_K): T threads a row (more while fewer than
+    TOPK_REGS_TARGET_THREADS run, each keeping at least K and TOPK_REGS_MIN_ELEMS
+    elements), each with its K best in registers; "stage" where the axis is contiguous
+    (rows read through workgroup memory, coalesced), else "direct" (lanes over rows)."""
+    n, rows = shape.n, shape.rows
+    pk = dt.bits <= 16 and n < 1 << (32 - dt.bits)  # (key, position) in one u32
+    max_n = (tuning.TOPK_REGS_MAX_N_SMALL_K if k <= tuning.TOPK_REGS_SMALL_K
+             else tuning.TOPK_REGS_MAX_N_PK if pk else tuning.TOPK_REGS_MAX_N)
+    if not (tuning.TOPK_REGS and k <= tuning.TOPK_REGS_MAX_K and n <= max_n):
+        return False
+    stage = shape.axis_strides[0] == 1
+    uw = 2 if dt.bits == 64 else 1
+    tpr = 1
+    while (2 * tpr <= tuning.TOPK_REGS_MAX_TPR and rows * tpr < tuning.TOPK_REGS_TARGET_THREADS
+           and n // (2 * tpr) >= max(k, tuning.TOPK_REGS_MIN_ELEMS)):
+        tpr *= 2
+    packed = stage and packed_rows(shape, dt)
+    units = _ceil(n, dt.per_word) if packed else n * uw  # a row's, in the stage
+    # a chunk no longer than the row, but (pair entries) a thread's first K elements in it
+    sw = min(tuning.TOPK_REGS_STAGE_WORDS, max(1, _pow2_ceil(units) // tpr))
+    if not pk:
+        sw = max(sw, _pow2_ceil(k) * uw)
+    ew = 1 if pk else dt.key_words + 1
+
+    def memory(wg):
+        r = wg // tpr
+        staged = r * (tpr * sw + 1) if stage else 0
+        merged = wg * k * ew if tpr > 1 else 0
+        return 4 * (max(staged, merged, r * (k + 1)) + 3 * r)
+    wg = min(tuning.TOPK_REGS_WG, _pow2_floor(max_wg))
+    while memory(wg) > smem and wg > tpr:
+        wg //= 2
+    if memory(wg) > smem or wg < tpr:
+        return False
+    # outputs in the order they lie: the j-th of neighbouring rows adjacent, or a row's K
+    vstep = shape.axis_strides[1]
+    kout = [d.strides[1] for d in shape.kept]
+    rows_first = k > 1 and bool(kout) and 0 < abs(kout[-1]) < abs(vstep)
+    one = len(kout) <= 1 and (k == 1 or vstep == 1) and kout in ([], [k])
+    vwords = dt.bits < 32 and (kout == [1] if rows_first else one)
+    per = wg // tpr
+    batch = pk and k >= tuning.TOPK_REGS_BATCH_MIN_K
+    add("topk_regs.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, kk=k,
+                                  mode="stage" if stage else "direct", sw=sw,
+                                  unroll=tuning.TOPK_REGS_UNROLL, pk=pk,
+                                  batch=batch, packed=packed,
+                                  rows_first=rows_first, vwords=vwords),
+        {}, _ceil(rows, per))
+    notes.update(strategy="regs", regs_wg=wg, threads_per_row=tpr, rows_per_group=per,
+                 regs_mode="stage" if stage else "direct", stage_words=sw if stage else 0,
+                 packed=packed, pk=pk, batch=batch, rows_first=rows_first, vwords=vwords)
+    return True
 
 
 def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
