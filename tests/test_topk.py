@@ -287,6 +287,37 @@ def test_regs_layouts(tuned, dtype):
     assert check(x5, 2, 4, "increasing", strategy="regs", device=d)["regs_mode"] == "stage"
 
 
+@pytest.mark.parametrize("dtype", ["float16", "int64"])
+@pytest.mark.parametrize("k", [2, 5, 8])
+def test_regs_memory(dev, dtype, k):
+    # the plan shrinks the workgroup until the kernel's workgroup arrays (stage, merge
+    # entries: 8 slots a thread for batched 8/16-bit lists, outputs, row offsets) fit the
+    # device's memory; the kernel it renders declares no more than that, and compiles
+    import re
+
+    from dmlgpu import codegen, dtypes
+    from dmlgpu.ops.topk import canonical, plan_topk
+    dt = dtypes.DTYPES[dtype]
+    for smem in (2048, 4096, dev.limits["max-compute-workgroup-storage-size"]):
+        limits = dict(dev.limits, **{"max-compute-workgroup-storage-size": smem})
+        for sizes, axis in (((64, 128), 1), ((128, 64), 0)):
+            strides = (sizes[1], 1)
+            out = tuple(k if i == axis else n for i, n in enumerate(sizes))
+            shape = canonical(sizes, axis, strides, (out[1], 1), (out[1], 1))
+            plan = plan_topk(shape, dt, k, True, 1, limits)
+            notes = plan.notes
+            assert notes["strategy"] == "regs" and notes["threads_per_row"] > 1, notes
+            (step,) = plan.steps
+            v = dict(step.variables, win_x=1, win_i=1, win_v=1)
+            wgsl = codegen.render(step.template, v)
+            consts = dict(re.findall(r"const (\w+) = (\d+)u;", wgsl))
+            declared = sum(int(consts.get(m, m)) for m in re.findall(
+                r"var<workgroup> \w+: array<u32, (\w+)>", wgsl))
+            assert 0 < 4 * declared <= smem, (smem, declared, notes)
+            if smem == 4096:
+                assert dev.pipelines.get(step.template, **v)[0] is not None
+
+
 @pytest.mark.parametrize("dtype", ["float16", "int8", "float32"])
 @pytest.mark.parametrize("axis", [1, 0])
 def test_regs_outputs(tuned, dtype, axis):

@@ -463,11 +463,13 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     if not pk:
         sw = max(sw, _pow2_ceil(k) * uw)
     ew = 1 if pk else dt.key_words + 1
+    batch = pk and k >= tuning.TOPK_REGS_BATCH_MIN_K  # (then 8 slots a list)
+    slots = 8 if batch else k
 
     def memory(wg):
         r = wg // tpr
         staged = r * (tpr * sw + 1) if stage else 0
-        merged = wg * k * ew if tpr > 1 else 0
+        merged = wg * slots * ew if tpr > 1 else 0
         return 4 * (max(staged, merged, r * (k + 1)) + 3 * r)
     wg = min(tuning.TOPK_REGS_WG, _pow2_floor(max_wg))
     while memory(wg) > smem and wg > tpr:
@@ -481,7 +483,6 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     one = len(kout) <= 1 and (k == 1 or vstep == 1) and kout in ([], [k])
     vwords = dt.bits < 32 and (kout == [1] if rows_first else one)
     per = wg // tpr
-    batch = pk and k >= tuning.TOPK_REGS_BATCH_MIN_K
     add("topk_regs.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, kk=k,
                                   mode="stage" if stage else "direct", sw=sw,
                                   unroll=tuning.TOPK_REGS_UNROLL, pk=pk,
