@@ -231,6 +231,14 @@ if hasattr(dg, "top_k"):
         # latency: a top-k of a few over about a thousand
         Case("topk/small/f32/k5", "topk", (1, 1000), (1, 1000), "float32",
              {"k": 5, "axis": -1}),
+        # many short rows (issue #20's workloads): mixture-of-experts routing, top-8 of 256
+        # experts over 65536 tokens, and a top-2 of 128 over 16384 rows
+        Case("topk/moe/f32/k8", "topk", (65536, 256), (4096, 256), "float32",
+             {"k": 8, "axis": -1}),
+        Case("topk/moe/f16/k8", "topk", (65536, 256), (4096, 256), "float16",
+             {"k": 8, "axis": -1}),
+        Case("topk/route/f32/k2", "topk", (16384, 128), (2048, 128), "float32",
+             {"k": 2, "axis": -1}),
     ])
 
 # --- NonZeroCoordinates -------------------------------------------------------------------

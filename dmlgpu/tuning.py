@@ -486,6 +486,22 @@ TOPK_REGS_UNROLL = 8
 # (Dawn 2.42 / 2.09 / 2.08 -> 2.12 / 1.71 / 1.67), first axis 2.84 / 2.38 / 2.31 -> 2.44 /
 # 1.97 / 1.87; K = 5 within 3% either way (1.97-2.13 against 2.02-2.18).
 TOPK_REGS_BATCH_MIN_K = 5
+# float32 rows, contiguous, from this K (trunc): an entry is the key's top 32 - b bits and
+# the position (b bits: n < 2^b), one u32 like the 8/16-bit ones (a max and a min a slot
+# instead of a compare and four selects), one slot past K telling whether the top bits
+# decided the set; where they did not (ties in the top bits) the row is selected again with
+# whole keys. H200, same conditions, float32 along the last axis, time over a copy's, pairs
+# -> trunc (bench/results/topk-regs/h200-{wgpu,dawn}-trunc.json, wgpu-native / Dawn): rows
+# of 32 K = 5 / 8 1.62 / 2.08 -> 1.42 / 1.90 (Dawn 1.53 / 1.99 -> 1.38 / 1.80), rows of 128
+# 1.62 / 2.14 -> 1.39 / 1.78 (1.53 / 2.03 -> 1.34 / 1.69); K <= 2 and longer rows lost
+# (rows of 256 K = 1 1.11 -> 1.20, rows of 512 K = 8 2.68 -> 2.49 against "rows" 1.38), and
+# rows side by side lost everywhere from rows of 128 (0.64 -> 0.94 at K = 1): there a row's
+# reselection, one thread reading the row alone, holds up its neighbours. Rows whose top
+# bits tie (every row reselected: seven levels of values, or values 64 ulps apart) took
+# 1.3-1.7x the pairs' time (h200-wgpu-trunc-ties.json: wall time per call of 200 calls,
+# rows of 128 K = 8 372 -> 509 us; rows half zeros 373 -> 313 us; trunc_ties.py beside it).
+TOPK_REGS_TRUNC = True
+TOPK_REGS_TRUNC_MIN_K = 5
 # A row takes more threads (at most MAX_TPR, each at least MIN_ELEMS and K elements) until
 # TARGET_THREADS run: a thread a row leaves the GPU short of threads below ~2^19 rows. (Same
 # run, 2^20: the first axis of rows of 2048 K = 1 float32 0.82 -> 1.46, float16 1.53 ->

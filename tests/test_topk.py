@@ -238,8 +238,11 @@ def test_regs_dtypes(tuned, dtype, threads):
         for k in ks:
             for direction in ("decreasing", "increasing"):
                 notes = check(x, k, -1, direction, strategy="regs", device=d)
-            assert notes["regs_mode"] == "stage" and notes["pk"] == (bits <= 16), notes
-            assert notes["batch"] == (bits <= 16 and k >= 5), notes
+            # (float32 from K = 5: the keys' top bits with the position, test_regs_truncated_keys)
+            assert notes["trunc"] == (dtype == "float32" and k >= 5), notes
+            assert notes["regs_mode"] == "stage", notes
+            assert notes["pk"] == (bits <= 16 or notes["trunc"]), notes
+            assert notes["batch"] == (bits <= 16 and k >= 5 or notes["trunc"] and k <= 7), notes
             assert notes["packed"] == (bits < 32 and n % (32 // bits) == 0), notes
             assert (notes["threads_per_row"] == 1) == (threads == "one" or n < 2 * k), notes
     # rows side by side (the first axis): "direct"
@@ -285,6 +288,48 @@ def test_regs_layouts(tuned, dtype):
     x5 = random_values(rng, (3, 4, 37, 2, 5), dtype)
     assert check(x5, 4, 2, strategy="regs", device=d)["regs_mode"] == "direct"
     assert check(x5, 2, 4, "increasing", strategy="regs", device=d)["regs_mode"] == "stage"
+
+
+def trunc_rows(rng, n: int, k: int) -> np.ndarray:
+    """float32 rows of n whose keys' low bits (below 2^bit_length(n)) decide or do not
+    decide the top K: normal values (they rarely do), a top cluster within one block of
+    low bits, shuffled (the K sorted again by whole keys), a cluster of 2K (ties past the
+    K-th: the exact reselection), seven levels, half zeros, and rows of -inf with fewer
+    than K + 1 finite values (the K-th and the next tie exactly)."""
+    block = 1 << n.bit_length()
+    base = np.float32(1.0 + block * 2.0**-23 * 3)  # (its key on a block boundary)
+    x = rng.standard_normal((12, n)).astype(np.float32)
+    for r, size in ((2, k), (3, k), (4, 2 * k), (5, 2 * k)):
+        x[r] = np.float32(0.5)
+        pos = rng.permutation(n)[:size]
+        bits = (int(base.view(np.uint32)) + rng.permutation(block)[:size]).astype(np.uint32)
+        x[r, pos] = bits.view(np.float32)
+    x[[3, 5]] = -x[[3, 5]]  # (the clusters as INCREASING sees them)
+    x[6:8] = rng.integers(-3, 4, (2, n)).astype(np.float32)
+    x[8:10] = np.maximum(x[8:10], 0)
+    x[10:12] = -np.inf
+    x[10, rng.permutation(n)[:k - 1]] = 1.5
+    x[11, rng.permutation(n)[:k]] = -1.5
+    return x
+
+
+@pytest.mark.parametrize("threads", ["one", "many"])
+def test_regs_truncated_keys(tuned, threads):
+    d = tuned(**(ONE_THREAD if threads == "one" else MANY_THREADS))
+    rng = rng_for("regs trunc", threads)
+    for n in (32, 77, 128):
+        for k in (5, 7, 8):
+            x = trunc_rows(rng, n, k)
+            for direction in ("decreasing", "increasing"):
+                notes = check(x, k, -1, direction, strategy="regs", device=d)
+                assert notes["trunc"] and notes["batch"] == (k <= 7), notes
+    # not for other types, other layouts, smaller K or longer rows
+    x = trunc_rows(rng, 128, 8)
+    ints = rng.integers(-3, 4, x.shape).astype(np.int32)
+    assert not check(ints, 8, -1, strategy="regs", device=d)["trunc"]
+    assert not check(np.ascontiguousarray(x.T), 8, 0, strategy="regs", device=d)["trunc"]
+    assert not check(x, 4, -1, strategy="regs", device=d)["trunc"]
+    assert check(trunc_rows(rng, 256, 8), 8, -1, device=d)["strategy"] == "rows"
 
 
 @pytest.mark.parametrize("dtype", ["float16", "int64"])

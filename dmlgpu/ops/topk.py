@@ -445,9 +445,12 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     elements), each with its K best in registers; "stage" where the axis is contiguous
     (rows read through workgroup memory, coalesced), else "direct" (lanes over rows)."""
     n, rows = shape.n, shape.rows
-    pk = dt.bits <= 16 and n < 1 << (32 - dt.bits)  # (key, position) in one u32
+    # (key, position) in one u32: whole 8/16-bit keys, or (trunc) a 32-bit key's top bits
+    trunc = (tuning.TOPK_REGS_TRUNC and dt.name == "float32" and shape.axis_strides[0] == 1
+             and k >= tuning.TOPK_REGS_TRUNC_MIN_K and n <= tuning.TOPK_REGS_MAX_N)
+    pk = (dt.bits <= 16 and n < 1 << (32 - dt.bits)) or trunc
     max_n = (tuning.TOPK_REGS_MAX_N_SMALL_K if k <= tuning.TOPK_REGS_SMALL_K
-             else tuning.TOPK_REGS_MAX_N_PK if pk else tuning.TOPK_REGS_MAX_N)
+             else tuning.TOPK_REGS_MAX_N_PK if pk and not trunc else tuning.TOPK_REGS_MAX_N)
     if not (tuning.TOPK_REGS and k <= tuning.TOPK_REGS_MAX_K and n <= max_n):
         return False
     stage = shape.axis_strides[0] == 1
@@ -463,8 +466,9 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     if not pk:
         sw = max(sw, _pow2_ceil(k) * uw)
     ew = 1 if pk else dt.key_words + 1
-    batch = pk and k >= tuning.TOPK_REGS_BATCH_MIN_K  # (then 8 slots a list)
-    slots = 8 if batch else k
+    # (then 8 slots a list; trunc keeps one past K)
+    batch = pk and tuning.TOPK_REGS_BATCH_MIN_K <= k <= (7 if trunc else 8)
+    slots = 8 if batch else k + 1 if trunc else k
 
     def memory(wg):
         r = wg // tpr
@@ -486,12 +490,13 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     add("topk_regs.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, kk=k,
                                   mode="stage" if stage else "direct", sw=sw,
                                   unroll=tuning.TOPK_REGS_UNROLL, pk=pk,
-                                  batch=batch, packed=packed,
+                                  trunc=trunc, batch=batch, packed=packed,
                                   rows_first=rows_first, vwords=vwords),
-        {}, _ceil(rows, per))
+        dict(aux1=(1 << n.bit_length()) - 1) if trunc else {}, _ceil(rows, per))
     notes.update(strategy="regs", regs_wg=wg, threads_per_row=tpr, rows_per_group=per,
                  regs_mode="stage" if stage else "direct", stage_words=sw if stage else 0,
-                 packed=packed, pk=pk, batch=batch, rows_first=rows_first, vwords=vwords)
+                 packed=packed, pk=pk, trunc=trunc, batch=batch, rows_first=rows_first,
+                 vwords=vwords)
     return True
 
 
