@@ -1151,7 +1151,7 @@ def test_gathered_rows_limits(tuned):
     """No gather along a contiguous axis, for the "rows" strategy (lanes along strided
     rows), below TOPK_GATHER_MIN_ROWS rows, or where the scratch would pass
     TOPK_GATHER_MAX_BYTES."""
-    y = random_values(rng_for("gather limits rows"), (256, 2048), "float16")
+    y = random_values(rng_for("gather limits rows"), (2048, 256), "float16")
     assert "gathered" not in check(y, 8, 0, strategy="rows")  # (before any tuned device)
     x = random_values(rng_for("gather limits"), (2999, 45), "float16")
     d = tuned(**NO_ROWS)
@@ -1211,17 +1211,19 @@ def test_packed_entries_index_limit(tuned, n, pack):
 # -- ties, specials, and no sentinel values --------------------------------------------
 
 @pytest.mark.parametrize("n, k, strategy", [
-    (40, 7, "rows"), (3000, 32, "rows"), (40, 7, "sort"), (5000, 37, "threshold"),
+    (40, 7, "regs"), (128, 8, "regs"), (40, 7, "rows"), (3000, 32, "rows"), (40, 7, "sort"),
+    (5000, 37, "threshold"),
     (5000, 1, "threshold"), (5000, 200, "wide"),
     (5000, 700, "wide"), (5000, 1100, "select"),
     (40000, 50, "candidates"),
     (5000, 3000, "radix"),
 ])
 def test_heavy_ties_and_extremes(dev, tuned, n, k, strategy):
-    numbers = {} if strategy == "rows" else dict(NO_ROWS)
+    numbers = {"regs": {}, "rows": NO_REGS}.get(strategy, NO_ROWS)
     if strategy == "radix":
         numbers["TOPK_SELECT_CAP"] = RADIX_CAP
     d = tuned(**numbers) if numbers else dev
+    notes = None
     rows = [
         np.zeros(n, np.float32),  # one value
         np.full(n, -np.inf, np.float32),  # the lowest value: no sentinel may beat it
@@ -1238,7 +1240,9 @@ def test_heavy_ties_and_extremes(dev, tuned, n, k, strategy):
         xi = np.stack([np.full(n, info.min, dtype), np.full(n, info.max, dtype),
                        np.where(np.arange(n) % 5 == 1, info.min, info.max).astype(dtype)])
         for direction in ("decreasing", "increasing"):
-            check(xi, k, -1, direction, strategy=strategy, device=d)
+            notes = check(xi, k, -1, direction, strategy=strategy, device=d)
+    if strategy == "regs":  # (float32 keys' top bits: every row above reselected)
+        assert check(x, k, -1, strategy=strategy, device=d)["trunc"] == (k >= 5), notes
 
 
 @pytest.mark.parametrize("index_dtype", ["uint64", "int32", "int64"])
@@ -1383,16 +1387,21 @@ def test_empty_rows(dev):
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_k1_short_rows(dev, tuned, dtype):
-    """K=1 over rows of 256..2048: "rows" (several rows a workgroup), and without it a
-    reduction of each row ("threshold" with K = 1) rather than a whole-row sort: every
-    dtype, both directions, ties, NaN, the outer axis."""
+    """K=1 over rows of 256..2048: "regs" (a thread's best in registers), without it
+    "rows" (several rows a workgroup), and without both a reduction of each row
+    ("threshold" with K = 1) rather than a whole-row sort: every dtype, both directions,
+    ties, NaN, the outer axis."""
     rng = rng_for("k1 short rows", dtype)
     xs = [random_values(rng, (5, n), dtype) for n in (256, 1000, 2048)]
     xo = random_values(rng, (700, 6), dtype)
     for x in xs:
         for direction in ("decreasing", "increasing"):
-            check(x, 1, -1, direction, strategy="rows", device=dev)
-    check(xo, 1, 0, "decreasing", strategy="rows", device=dev)  # strided rows
+            check(x, 1, -1, direction, strategy="regs", device=dev)
+    check(xo, 1, 0, "decreasing", strategy="regs", device=dev)  # strided rows
+    d = tuned(**NO_REGS)
+    for x in xs:
+        check(x, 1, -1, "increasing", strategy="rows", device=d)
+    check(xo, 1, 0, "decreasing", strategy="rows", device=d)
     d = tuned(**NO_ROWS)  # (plans from here on: tuning numbers are global)
     for x in xs:
         for direction in ("decreasing", "increasing"):
