@@ -13,8 +13,10 @@ Strategies, by regime (plan.notes["strategy"]):
                 TOPK_REGS_SMALL_K: _MAX_N_SMALL_K): each of T threads a row keeps its K best
                 in registers, sorted, inserting every element it reads without a branch or a
                 barrier (8/16-bit keys: key and position in one u32, K > 4 eight elements at
-                a time through a sorting network); the row's lists merge through workgroup
-                memory. Contiguous rows are read through workgroup memory in coalesced
+                a time through a sorting network; contiguous float32 rows, K >= 5: the
+                key's top bits and the position in one u32, rows whose top bits tie past
+                the K-th selected again with whole keys); the row's lists merge through
+                workgroup memory. Contiguous rows are read through workgroup memory in coalesced
                 chunks, rows side by side straight from the input. One dispatch.
   "rows"        K <= tuning.TOPK_ROWS_MAX_K over rows of at most TOPK_ROWS_MAX_N, or over
                 an outer axis of many rows (lanes along rows): TPR threads per row, several
@@ -484,7 +486,7 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     vstep = shape.axis_strides[1]
     kout = [d.strides[1] for d in shape.kept]
     rows_first = k > 1 and bool(kout) and 0 < abs(kout[-1]) < abs(vstep)
-    one = len(kout) <= 1 and (k == 1 or vstep == 1) and kout in ([], [k])
+    one = kout in ([], [k]) and (k == 1 or vstep == 1)  # one run: rows back to back
     vwords = dt.bits < 32 and (kout == [1] if rows_first else one)
     per = wg // tpr
     add("topk_regs.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, kk=k,
