@@ -450,8 +450,9 @@ TOPK_GATHER_MAX_BYTES = 1 << 30
 # 1.19 / 1.37 / 2.22; first axis, float32 rows of 32 1.65 / 2.06 / 7.17 -> 0.73 / 0.85 /
 # 1.46, float16 2.77 / 6.29 / 15.5 -> 1.35 / 1.57 / 2.83. Longer rows: at K = 8 "rows"
 # wins from 512 (float32 last axis 1.39 against 2.36-2.68, float16 2.21 against 2.22-2.44),
-# at K <= 2 "regs" up to 2048 but for float32 along the last axis, even there (rows of 2048
-# K = 2 1.05 against 1.17).
+# at K <= 2 "regs" up to 2048 but for float32 along the last axis at K = 2 (rows of 512 /
+# 1024 / 2048 1.07 / 1.09 / 1.05 against 1.15-1.16, h200-wgpu-trunc.json; the grid of
+# 2026-11-26b: rows of 2048 136 -> 150 us): there (key, position) pairs up to MAX_N.
 # At K = 8 float32 rows of 256 along the last axis lost too ("rows" 1.80 against 2.69, the
 # first axis 1.99 against 1.57; float16 3.09 / 3.84 against 2.24 / 2.31; h200-wgpu-regs2.json):
 # Rows of 128 for the others; for 8/16-bit keys (one u32 with the position, K > 4 taken 8

@@ -233,7 +233,9 @@ def test_regs_dtypes(tuned, dtype, threads):
     # rows of 5 to 256, 70 of them (a workgroup's rows partial); 8/16-bit rows of 77 off
     # word boundaries (staged by element), of 32 to 256 by word; 8/16-bit keys from K = 5
     # eight elements at a time (batch)
-    for n, ks in ((5, (1, 3)), (32, (1, 2, 8)), (77, (3, 8)), (128, (7,)), (256, (2,))):
+    # (K = 2 over rows past TOPK_REGS_MAX_N in (key, position) pairs: "rows")
+    for n, ks in ((5, (1, 3)), (32, (1, 2, 8)), (77, (3, 8)), (128, (7,)),
+                  (256, (1, 2) if bits <= 16 else (1,))):
         x = regs_rows(rng, dtype, n, 70)
         for k in ks:
             for direction in ("decreasing", "increasing"):
@@ -256,15 +258,22 @@ def test_regs_dtypes(tuned, dtype, threads):
 
 
 def test_regs_bounds(tuned):
-    # K <= TOPK_REGS_MAX_K over rows of TOPK_REGS_MAX_N, K <= TOPK_REGS_SMALL_K over
-    # rows of TOPK_REGS_MAX_N_SMALL_K; beyond them "rows" (or "sort": short rows, K > 8)
-    d = tuned(TOPK_REGS_MAX_N=40, TOPK_REGS_MAX_N_SMALL_K=300)
+    # K <= TOPK_REGS_MAX_K over rows of TOPK_REGS_MAX_N (8/16-bit: _PK), K <=
+    # TOPK_REGS_SMALL_K over rows of TOPK_REGS_MAX_N_SMALL_K; beyond them "rows" (or
+    # "sort": short rows, K > 8)
+    d = tuned(TOPK_REGS_MAX_N=40, TOPK_REGS_MAX_N_PK=60, TOPK_REGS_MAX_N_SMALL_K=300)
     rng = rng_for("regs bounds")
-    for n, k, strategy in ((40, 8, "regs"), (41, 8, "rows"), (40, 9, "sort"),
-                           (300, 2, "regs"), (301, 2, "rows"), (300, 3, "rows")):
-        x = regs_rows(rng, "float32", n, 20)
-        check(x, k, -1, "decreasing", strategy=strategy, device=d)
-        check(np.ascontiguousarray(x.T), k, 0, "increasing", strategy=strategy, device=d)
+    for dtype, n, k, last, first in (
+            ("float32", 40, 8, "regs", "regs"), ("float32", 41, 8, "rows", "rows"),
+            ("float32", 40, 9, "sort", "sort"), ("float16", 60, 8, "regs", "regs"),
+            ("float16", 61, 8, "rows", "rows"), ("float32", 300, 1, "regs", "regs"),
+            ("float32", 301, 1, "rows", "rows"), ("float16", 300, 2, "regs", "regs"),
+            ("float32", 300, 3, "rows", "rows"),
+            # K = 2 in (key, position) pairs along a contiguous axis: TOPK_REGS_MAX_N
+            ("float32", 300, 2, "rows", "regs"), ("float32", 40, 2, "regs", "regs")):
+        x = regs_rows(rng, dtype, n, 20)
+        check(x, k, -1, "decreasing", strategy=last, device=d)
+        check(np.ascontiguousarray(x.T), k, 0, "increasing", strategy=first, device=d)
     tuned(TOPK_REGS=False)
     check(regs_rows(rng, "float32", 40, 20), 2, -1, strategy="rows", device=dg.Device())
 

@@ -442,20 +442,23 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
                out_binds) -> bool:
     """Adds the "regs" kernel's step if the problem suits it (K <= tuning.TOPK_REGS_MAX_K,
     rows of at most TOPK_REGS_MAX_N (8/16-bit keys: _PK), or of TOPK_REGS_MAX_N_SMALL_K for
-    K up to TOPK_REGS_SMALL_K): T threads a row (more while fewer than
-    TOPK_REGS_TARGET_THREADS run, each keeping at least K and TOPK_REGS_MIN_ELEMS
-    elements), each with its K best in registers; "stage" where the axis is contiguous
-    (rows read through workgroup memory, coalesced), else "direct" (lanes over rows)."""
+    K = 1 and for K up to TOPK_REGS_SMALL_K but in pairs along a contiguous axis): T
+    threads a row (more while fewer than TOPK_REGS_TARGET_THREADS run, each keeping at
+    least K and TOPK_REGS_MIN_ELEMS elements), each with its K best in registers; "stage"
+    where the axis is contiguous (rows read through workgroup memory, coalesced), else
+    "direct" (lanes over rows)."""
     n, rows = shape.n, shape.rows
+    stage = shape.axis_strides[0] == 1
     # (key, position) in one u32: whole 8/16-bit keys, or (trunc) a 32-bit key's top bits
-    trunc = (tuning.TOPK_REGS_TRUNC and dt.name == "float32" and shape.axis_strides[0] == 1
+    trunc = (tuning.TOPK_REGS_TRUNC and dt.name == "float32" and stage
              and k >= tuning.TOPK_REGS_TRUNC_MIN_K and n <= tuning.TOPK_REGS_MAX_N)
     pk = (dt.bits <= 16 and n < 1 << (32 - dt.bits)) or trunc
-    max_n = (tuning.TOPK_REGS_MAX_N_SMALL_K if k <= tuning.TOPK_REGS_SMALL_K
+    # (K = 2 over contiguous rows in (key, position) pairs: TOPK_REGS_MAX_N)
+    small = k == 1 or (k <= tuning.TOPK_REGS_SMALL_K and (pk or not stage))
+    max_n = (tuning.TOPK_REGS_MAX_N_SMALL_K if small
              else tuning.TOPK_REGS_MAX_N_PK if pk and not trunc else tuning.TOPK_REGS_MAX_N)
     if not (tuning.TOPK_REGS and k <= tuning.TOPK_REGS_MAX_K and n <= max_n):
         return False
-    stage = shape.axis_strides[0] == 1
     uw = 2 if dt.bits == 64 else 1
     tpr = 1
     while (2 * tpr <= tuning.TOPK_REGS_MAX_TPR and rows * tpr < tuning.TOPK_REGS_TARGET_THREADS
