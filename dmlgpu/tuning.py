@@ -510,6 +510,19 @@ TOPK_REGS_TRUNC_MIN_K = 5
 TOPK_REGS_TARGET_THREADS = 1 << 19
 TOPK_REGS_MIN_ELEMS = 16
 TOPK_REGS_MAX_TPR = 32
+# ...contiguous rows (stage) up to this many: fewer rows of 32768 (2048 of them) took 1.33 /
+# 1.46 / 1.90x a copy at K = 1 / 2 / 8 with 32 threads a row, 1.11 / 1.27 / 1.68x with 128
+# (float16, H200, wgpu-native, bench/results/topk-regs/h200-wgpu-long.json); rows side by
+# side lost with 128 (rows of 8192 1.51 -> 2.74x: two rows a workgroup, loads of 4 bytes).
+TOPK_REGS_MAX_TPR_STAGE = 128
+# Long contiguous 16-bit rows (same run, "rows" or "threshold" -> "regs", float16, last
+# axis, K = 1 / 2 / 8): rows of 4096 1.63 / 1.46 / 1.48 -> 1.08 / 1.24 / 1.69, 8192 1.01 /
+# 1.99 / 2.02 -> 1.10 / 1.25 / 1.71, 32768 0.92 / 1.74 / 1.76 -> 1.11 / 1.27 / 1.68 (Dawn
+# alike): "regs" at K = 2 up to LONG_MAX_N, at K > 2 past TOPK_ROWS_MAX_N up to it, at K = 1
+# up to LONG_K1_MAX_N. (Rows side by side stay: 1.49-1.62x through "rows", 1.50-3.38x
+# through "regs"; 8-bit rows not measured there.)
+TOPK_REGS_LONG_MAX_N = 32768
+TOPK_REGS_LONG_K1_MAX_N = 4096
 # Strategy "rows" (ops/topk.py, kernels/topk_rows.wgsl.j2): TPR threads per row, several
 # rows per workgroup, the threshold kernel's bound (B = 2K buckets) and a second read from
 # the cache. The shapes (top-8 of 256, top-2 of 128) went to the whole-row sort at

@@ -278,6 +278,27 @@ def test_regs_bounds(tuned):
     check(regs_rows(rng, "float32", 40, 20), 2, -1, strategy="rows", device=dg.Device())
 
 
+@pytest.mark.parametrize("dtype", ["float16", "int16"])
+def test_regs_long_rows(tuned, dtype):
+    # long contiguous 16-bit rows: K = 2 up to TOPK_REGS_LONG_MAX_N, K > 2 past the "rows"
+    # kernel's TOPK_ROWS_MAX_N up to it, K = 1 up to TOPK_REGS_LONG_K1_MAX_N ("rows" in
+    # chunks beyond, these being few); up to TOPK_REGS_MAX_TPR_STAGE threads a row (128),
+    # their lists merged in 7 rounds
+    d = tuned(TOPK_ROWS_MAX_N=2500, TOPK_REGS_LONG_K1_MAX_N=3000)
+    rng = rng_for("regs long", dtype)
+    for n, k, strategy in ((3000, 1, "regs"), (3001, 1, "rows"), (2500, 2, "regs"),
+                           (2500, 8, "rows"), (5000, 2, "regs"), (5000, 8, "regs"),
+                           (5000, 5, "regs"), (32768, 2, "regs"), (32769, 2, "rows")):
+        x = regs_rows(rng, dtype, n, 4)
+        for direction in ("decreasing", "increasing"):
+            notes = check(x, k, -1, direction, strategy=strategy, device=d)
+        if strategy == "regs" and n >= 4096:
+            assert notes["threads_per_row"] == 128 and notes["batch"] == (k >= 5), notes
+    # rows side by side keep "rows"
+    x = np.ascontiguousarray(regs_rows(rng, dtype, 5000, 4).T)
+    check(x, 2, 0, strategy="rows", device=d)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "uint8", "int64"])
 def test_regs_layouts(tuned, dtype):
     d = tuned()

@@ -457,11 +457,17 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     small = k == 1 or (k <= tuning.TOPK_REGS_SMALL_K and (pk or not stage))
     max_n = (tuning.TOPK_REGS_MAX_N_SMALL_K if small
              else tuning.TOPK_REGS_MAX_N_PK if pk and not trunc else tuning.TOPK_REGS_MAX_N)
-    if not (tuning.TOPK_REGS and k <= tuning.TOPK_REGS_MAX_K and n <= max_n):
+    # long contiguous 16-bit rows: K = 1 up to LONG_K1_MAX_N; K >= 2 up to LONG_MAX_N, but K > 2
+    # only past the "rows" kernel's reach
+    long = (stage and dt.bits == 16 and k > 1 and n <= tuning.TOPK_REGS_LONG_MAX_N
+            and (k == 2 or n > tuning.TOPK_ROWS_MAX_N)
+            or stage and dt.bits == 16 and k == 1 and n <= tuning.TOPK_REGS_LONG_K1_MAX_N)
+    if not (tuning.TOPK_REGS and k <= tuning.TOPK_REGS_MAX_K and (n <= max_n or long)):
         return False
     uw = 2 if dt.bits == 64 else 1
     tpr = 1
-    while (2 * tpr <= tuning.TOPK_REGS_MAX_TPR and rows * tpr < tuning.TOPK_REGS_TARGET_THREADS
+    max_tpr = tuning.TOPK_REGS_MAX_TPR_STAGE if stage else tuning.TOPK_REGS_MAX_TPR
+    while (2 * tpr <= max_tpr and rows * tpr < tuning.TOPK_REGS_TARGET_THREADS
            and n // (2 * tpr) >= max(k, tuning.TOPK_REGS_MIN_ELEMS)):
         tpr *= 2
     packed = stage and packed_rows(shape, dt)
