@@ -509,12 +509,22 @@ TOPK_REGS_TRUNC_MIN_K = 5
 # 2.78; nowhere better by more than 1%.)
 TOPK_REGS_TARGET_THREADS = 1 << 19
 TOPK_REGS_MIN_ELEMS = 16
-TOPK_REGS_MAX_TPR = 32
-# ...contiguous rows (stage) up to this many: fewer rows of 32768 (2048 of them) took 1.33 /
-# 1.46 / 1.90x a copy at K = 1 / 2 / 8 with 32 threads a row, 1.11 / 1.27 / 1.68x with 128
-# (float16, H200, wgpu-native, bench/results/topk-regs/h200-wgpu-long.json); rows side by
-# side lost with 128 (rows of 8192 1.51 -> 2.74x: two rows a workgroup, loads of 4 bytes).
-TOPK_REGS_MAX_TPR_STAGE = 128
+# At most MAX_TPR threads a row: fewer rows of 32768 (2048 of them) took 1.33 / 1.46 / 1.90x
+# a copy at K = 1 / 2 / 8 with 32 threads a row, 1.11 / 1.27 / 1.68x with 128 (float16, last
+# axis, H200, wgpu-native, bench/results/topk-regs/h200-wgpu-long.json); but batched lists
+# of word lanes (8 slots, 8 elements at a time, 2 or 4 lists a thread) keep at least
+# BATCH_MIN_ELEMS elements a thread: their merges cost (float16 rows of 8192 side by side
+# K = 8 1.48 / 1.64 / 1.92x at 32 / 64 / 128 threads a row, h200-wgpu-lanes.json; along the
+# last axis, float16 rows of 512 K = 8 lost 1.73 -> 1.79x with the bound, h200-wgpu-lanes-
+# final.json: it keeps 16).
+TOPK_REGS_MAX_TPR = 128
+TOPK_REGS_BATCH_MIN_ELEMS = 256
+# 8/16-bit rows side by side in whole words: a thread takes a word of 2 or 4 rows (a load
+# and a lane_keys for them, a list each) rather than an element each.
+TOPK_REGS_WORD_LANES = True
+TOPK_REGS_LANE_ROWS = 32
+TOPK_REGS_WORD_LANES_BATCH_MIN_N = 128
+TOPK_REGS_LONG_WORDS = True
 # Long contiguous 16-bit rows (same run, "rows" or "threshold" -> "regs", float16, last
 # axis, K = 1 / 2 / 8): rows of 4096 1.63 / 1.46 / 1.48 -> 1.08 / 1.24 / 1.69, 8192 1.01 /
 # 1.99 / 2.02 -> 1.10 / 1.25 / 1.71, 32768 0.92 / 1.74 / 1.76 -> 1.11 / 1.27 / 1.68 (Dawn

@@ -289,8 +289,10 @@ def test_steps_and_tuning_sweep_tools_run(capsys):
     # 4 dtypes x 4 densities x 3 ranks, three passes each
     assert len(lines) == 48 and all(ln.count(" + ") == 2 for ln in lines), lines
     before = tuning.TOPK_ROWS_CHUNK_BELOW_ROWS
-    off = {"TOPK_ROWS_CHUNK_BELOW_ROWS": 0, "TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED": 0}
-    pts = sweep(impl, [["off", off], ["on", {}, {"axes": [-1]}]],
+    # (float16 K = 8 over 8192 contiguous positions: "regs" unless it is off)
+    off = {"TOPK_ROWS_CHUNK_BELOW_ROWS": 0, "TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED": 0,
+           "TOPK_REGS": False}
+    pts = sweep(impl, [["off", off], ["on", {"TOPK_REGS": False}, {"axes": [-1]}]],
                 {"dtypes": ["float16"], "log_n": [13], "axes": [-1, 0], "ks": [8],
                  "elements": 1 << 15})
     assert [(p["cfg"], p["axis"], p["status"]) for p in pts] == [

@@ -282,7 +282,7 @@ def test_regs_bounds(tuned):
 def test_regs_long_rows(tuned, dtype):
     # long contiguous 16-bit rows: K = 2 up to TOPK_REGS_LONG_MAX_N, K > 2 past the "rows"
     # kernel's TOPK_ROWS_MAX_N up to it, K = 1 up to TOPK_REGS_LONG_K1_MAX_N ("rows" in
-    # chunks beyond, these being few); up to TOPK_REGS_MAX_TPR_STAGE threads a row (128),
+    # chunks beyond, these being few); up to TOPK_REGS_MAX_TPR threads a row (128),
     # their lists merged in 7 rounds
     d = tuned(TOPK_ROWS_MAX_N=2500, TOPK_REGS_LONG_K1_MAX_N=3000)
     rng = rng_for("regs long", dtype)
@@ -294,9 +294,44 @@ def test_regs_long_rows(tuned, dtype):
             notes = check(x, k, -1, direction, strategy=strategy, device=d)
         if strategy == "regs" and n >= 4096:
             assert notes["threads_per_row"] == 128 and notes["batch"] == (k >= 5), notes
-    # rows side by side keep "rows"
+    # rows side by side in whole words too (TOPK_REGS_LONG_WORDS)
     x = np.ascontiguousarray(regs_rows(rng, dtype, 5000, 4).T)
+    assert check(x, 2, 0, strategy="regs", device=d)["word_lanes"]
+    d = tuned(TOPK_ROWS_MAX_N=2500, TOPK_REGS_LONG_WORDS=False)
     check(x, 2, 0, strategy="rows", device=d)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int8", "uint16"])
+@pytest.mark.parametrize("threads", ["one", "many"])
+def test_regs_word_lanes(tuned, dtype, threads):
+    # 8/16-bit rows side by side in whole words: a thread takes a word of them, a list each
+    # (batched lists from rows of TOPK_REGS_WORD_LANES_BATCH_MIN_N); at least LANE_ROWS
+    # rows a workgroup; rows not in whole words, or a view starting mid-word (checked when
+    # bound), take element loads
+    d = tuned(**(ONE_THREAD if threads == "one" else MANY_THREADS),
+              TOPK_REGS_WORD_LANES_BATCH_MIN_N=60)
+    rng = rng_for("regs word lanes", dtype, threads)
+    for n, ks in ((32, (1, 2, 5)), (77, (3, 8)), (200, (2, 8))):
+        x = np.ascontiguousarray(regs_rows(rng, dtype, n, 72).T)
+        for k in ks:
+            for direction in ("decreasing", "increasing"):
+                notes = check(x, k, 0, direction, strategy="regs", device=d)
+            assert notes["word_lanes"] == (k < 5 or n >= 60), notes
+            assert notes["regs_mode"] == "direct" and notes["rows_first"] == (k > 1), notes
+    # more rows than threads in a workgroup (a thread a word of them)
+    x = np.ascontiguousarray(regs_rows(rng, dtype, 64, 1200).T)
+    for k in (2, 8):
+        notes = check(x, k, 0, "increasing", strategy="regs", device=d)
+        assert notes["word_lanes"], notes
+    assert threads == "many" or notes["rows_per_group"] > notes["regs_wg"], notes
+    x = np.ascontiguousarray(regs_rows(rng, dtype, 100, 73).T)  # rows not in whole words
+    assert not check(x, 5, 0, strategy="regs", device=d)["word_lanes"]
+    t = dg.asarray(np.ascontiguousarray(regs_rows(rng, dtype, 100, 81).T), device=d)
+    for view in (t[:, 1:], t[3:, :80], t[::-1, 4:]):  # mid-word, offset rows, reversed
+        for k in (2, 8):
+            check(view, k, 0, "decreasing", strategy="regs", device=d)
+    x3 = random_values(rng, (3, 90, 8), dtype)  # a middle axis: rows in words of the last
+    assert check(x3, 6, 1, strategy="regs", device=d)["word_lanes"]
 
 
 @pytest.mark.parametrize("dtype", ["float16", "uint8", "int64"])
@@ -375,7 +410,10 @@ def test_regs_memory(dev, dtype, k):
     dt = dtypes.DTYPES[dtype]
     for smem in (2048, 4096, dev.limits["max-compute-workgroup-storage-size"]):
         limits = dict(dev.limits, **{"max-compute-workgroup-storage-size": smem})
-        for sizes, axis in (((64, 128), 1), ((128, 64), 0)):
+        # (float16 rows side by side take a word of them a thread, and batched lists at
+        # least TOPK_REGS_BATCH_MIN_ELEMS elements a thread: longer rows for T > 1)
+        n = 1024 if dtype == "float16" else 128
+        for sizes, axis in (((64, 128), 1), ((n, 64), 0)):
             strides = (sizes[1], 1)
             out = tuple(k if i == axis else n for i, n in enumerate(sizes))
             shape = canonical(sizes, axis, strides, (out[1], 1), (out[1], 1))

@@ -457,18 +457,28 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     small = k == 1 or (k <= tuning.TOPK_REGS_SMALL_K and (pk or not stage))
     max_n = (tuning.TOPK_REGS_MAX_N_SMALL_K if small
              else tuning.TOPK_REGS_MAX_N_PK if pk and not trunc else tuning.TOPK_REGS_MAX_N)
-    # long contiguous 16-bit rows: K = 1 up to LONG_K1_MAX_N; K >= 2 up to LONG_MAX_N, but K > 2
-    # only past the "rows" kernel's reach
-    long = (stage and dt.bits == 16 and k > 1 and n <= tuning.TOPK_REGS_LONG_MAX_N
-            and (k == 2 or n > tuning.TOPK_ROWS_MAX_N)
-            or stage and dt.bits == 16 and k == 1 and n <= tuning.TOPK_REGS_LONG_K1_MAX_N)
+    # rows side by side in whole words: a thread takes a word of W of them (checked again
+    # when bound: a view starting mid-word takes element loads, CompiledTopK.launches); with
+    # batched lists only from rows of TOPK_REGS_WORD_LANES_BATCH_MIN_N
+    batch = pk and tuning.TOPK_REGS_BATCH_MIN_K <= k <= (7 if trunc else 8)
+    wl = (not stage and pk and tuning.TOPK_REGS_WORD_LANES and word_lanes(shape, dt)
+          and (not batch or n >= tuning.TOPK_REGS_WORD_LANES_BATCH_MIN_N))
+    # long 16-bit rows, contiguous (or side by side in words: TOPK_REGS_LONG_WORDS): K = 1
+    # up to LONG_K1_MAX_N; K >= 2 up to LONG_MAX_N, but K > 2 only past the "rows" kernel's
+    # reach
+    fits = dt.bits == 16 and (stage or wl and tuning.TOPK_REGS_LONG_WORDS)
+    long = fits and (k > 1 and n <= tuning.TOPK_REGS_LONG_MAX_N
+                     and (k == 2 or n > tuning.TOPK_ROWS_MAX_N)
+                     or k == 1 and n <= tuning.TOPK_REGS_LONG_K1_MAX_N)
     if not (tuning.TOPK_REGS and k <= tuning.TOPK_REGS_MAX_K and (n <= max_n or long)):
         return False
     uw = 2 if dt.bits == 64 else 1
+    w = dt.per_word if wl else 1
     tpr = 1
-    max_tpr = tuning.TOPK_REGS_MAX_TPR_STAGE if stage else tuning.TOPK_REGS_MAX_TPR
-    while (2 * tpr <= max_tpr and rows * tpr < tuning.TOPK_REGS_TARGET_THREADS
-           and n // (2 * tpr) >= max(k, tuning.TOPK_REGS_MIN_ELEMS)):
+    least = max(k, tuning.TOPK_REGS_BATCH_MIN_ELEMS if batch and wl
+                else tuning.TOPK_REGS_MIN_ELEMS)
+    while (2 * tpr <= tuning.TOPK_REGS_MAX_TPR and rows // w * tpr < tuning.TOPK_REGS_TARGET_THREADS
+           and n // (2 * tpr) >= least):
         tpr *= 2
     packed = stage and packed_rows(shape, dt)
     units = _ceil(n, dt.per_word) if packed else n * uw  # a row's, in the stage
@@ -477,16 +487,16 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     if not pk:
         sw = max(sw, _pow2_ceil(k) * uw)
     ew = 1 if pk else dt.key_words + 1
-    # (then 8 slots a list; trunc keeps one past K)
-    batch = pk and tuning.TOPK_REGS_BATCH_MIN_K <= k <= (7 if trunc else 8)
-    slots = 8 if batch else k + 1 if trunc else k
+    slots = 8 if batch else k + 1 if trunc else k  # (batch: 8; trunc keeps one past K)
 
     def memory(wg):
-        r = wg // tpr
+        r = w * wg // tpr
         staged = r * (tpr * sw + 1) if stage else 0
-        merged = wg * slots * ew if tpr > 1 else 0
+        merged = wg * slots * w * ew if tpr > 1 else 0
         return 4 * (max(staged, merged, r * (k + 1)) + 3 * r)
     wg = min(tuning.TOPK_REGS_WG, _pow2_floor(max_wg))
+    if not stage:  # rows side by side: at least LANE_ROWS of them a workgroup, if it may
+        wg = min(_pow2_floor(max_wg), max(wg, tpr * tuning.TOPK_REGS_LANE_ROWS // w))
     while memory(wg) > smem and wg > tpr:
         wg //= 2
     if memory(wg) > smem or wg < tpr:
@@ -497,17 +507,17 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     rows_first = k > 1 and bool(kout) and 0 < abs(kout[-1]) < abs(vstep)
     one = kout in ([], [k]) and (k == 1 or vstep == 1)  # one run: rows back to back
     vwords = dt.bits < 32 and (kout == [1] if rows_first else one)
-    per = wg // tpr
+    per = w * wg // tpr
     add("topk_regs.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, kk=k,
                                   mode="stage" if stage else "direct", sw=sw,
                                   unroll=tuning.TOPK_REGS_UNROLL, pk=pk,
-                                  trunc=trunc, batch=batch, packed=packed,
+                                  trunc=trunc, batch=batch, packed=packed, word_lanes=wl,
                                   rows_first=rows_first, vwords=vwords),
         dict(aux1=(1 << n.bit_length()) - 1) if trunc else {}, _ceil(rows, per))
     notes.update(strategy="regs", regs_wg=wg, threads_per_row=tpr, rows_per_group=per,
                  regs_mode="stage" if stage else "direct", stage_words=sw if stage else 0,
-                 packed=packed, pk=pk, trunc=trunc, batch=batch, rows_first=rows_first,
-                 vwords=vwords)
+                 packed=packed, pk=pk, trunc=trunc, batch=batch, word_lanes=wl,
+                 rows_first=rows_first, vwords=vwords)
     return True
 
 
