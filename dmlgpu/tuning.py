@@ -485,7 +485,9 @@ TOPK_REGS_UNROLL = 8
 # time -> 8 at a time (h200-{wgpu,dawn}-batch.json, float16, time over a copy's, wgpu-native
 # / Dawn): K = 8 last axis rows of 32 / 128 / 256 2.63 / 2.22 / 2.21 -> 2.19 / 1.81 / 1.74
 # (Dawn 2.42 / 2.09 / 2.08 -> 2.12 / 1.71 / 1.67), first axis 2.84 / 2.38 / 2.31 -> 2.44 /
-# 1.97 / 1.87; K = 5 within 3% either way (1.97-2.13 against 2.02-2.18).
+# 1.97 / 1.87; K = 5 within 3% either way (1.97-2.13 against 2.02-2.18). A thread's first
+# group becomes its list without the merge (h200-{wgpu,dawn}-first.json against -lanes-
+# final.json: float16 K = 8 rows of 32 2.28 -> 2.22x, Dawn 2.11 -> 2.06x; 0-6% elsewhere).
 TOPK_REGS_BATCH_MIN_K = 5
 # float32 rows, contiguous, from this K (trunc): an entry is the key's top 32 - b bits and
 # the position (b bits: n < 2^b), one u32 like the 8/16-bit ones (a max and a min a slot
