@@ -39,6 +39,11 @@ class DType:
     # where one is set)
     lanes_finite: str | None = None
     lanes_nan: str | None = None
+    # 8/16-bit types: WGSL expression of the raw bits whose key is `k` (the inverse of `key`),
+    # and a bool expression that holds where `k` has one value only (floats: not the key of
+    # +-0.0, not NaN's); elsewhere the value is read again (TopK writes values from keys)
+    key_raw: str | None = None
+    key_raw_exact: str = "true"
 
     @property
     def np(self) -> np.dtype:
@@ -83,15 +88,18 @@ _TABLE = [
     DType("float32", 32, "x32", "f32_key(b)", is_float=True, one_bits=0x3F800000),
     DType("float16", 16, "x16", "f16_key(b)", is_float=True, one_bits=0x3C00,
           lanes="f16x2_keys(w)", lanes_finite="f16x2_finite_keys(w)",
-          lanes_nan="f16x2_nan_bits(w)"),
+          lanes_nan="f16x2_nan_bits(w)",
+          key_raw="select(~k & 0xFFFFu, k & 0x7FFFu, (k & 0x8000u) != 0u)",
+          key_raw_exact="(k != 0x8000u) && (k != 0xFFFFu)"),
     DType("int64", 64, "x64", "vec2<u32>(hi ^ 0x80000000u, lo)"),
     DType("int32", 32, "x32", "b ^ 0x80000000u"),
-    DType("int16", 16, "x16", "b ^ 0x8000u", lanes="w ^ 0x80008000u ^ FLIP"),
-    DType("int8", 8, "x8", "b ^ 0x80u", lanes="w ^ 0x80808080u ^ FLIP"),
+    DType("int16", 16, "x16", "b ^ 0x8000u", lanes="w ^ 0x80008000u ^ FLIP",
+          key_raw="k ^ 0x8000u"),
+    DType("int8", 8, "x8", "b ^ 0x80u", lanes="w ^ 0x80808080u ^ FLIP", key_raw="k ^ 0x80u"),
     DType("uint64", 64, "x64", "vec2<u32>(hi, lo)"),
     DType("uint32", 32, "x32", "b"),
-    DType("uint16", 16, "x16", "b", lanes="w ^ FLIP"),
-    DType("uint8", 8, "x8", "b", lanes="w ^ FLIP"),
+    DType("uint16", 16, "x16", "b", lanes="w ^ FLIP", key_raw="k"),
+    DType("uint8", 8, "x8", "b", lanes="w ^ FLIP", key_raw="k"),
 ]
 DTYPES: dict[str, DType] = {d.name: d for d in _TABLE}
 

@@ -489,6 +489,12 @@ TOPK_REGS_UNROLL = 8
 # group becomes its list without the merge (h200-{wgpu,dawn}-first.json against -lanes-
 # final.json: float16 K = 8 rows of 32 2.28 -> 2.22x, Dawn 2.11 -> 2.06x; 0-6% elsewhere).
 TOPK_REGS_BATCH_MIN_K = 5
+# 8/16-bit outputs from rows of this many on take their values from the list's keys (the
+# dtype table's key_raw; +-0.0 and NaN read again) instead of a second read of the input:
+# float16 K = 8 first axis rows of 128 / 512 1.94 / 1.60 -> 1.69 / 1.48x a copy (Dawn 1.89 /
+# 1.56 -> 1.67 / 1.45x), but rows of 32 2.50 -> 2.61x (Dawn 2.35 -> 2.55x, the last axis
+# 2.06 -> 2.21x); K <= 2 within 3% (bench/results/topk-regs/h200-{wgpu,dawn}-keyval.json).
+TOPK_REGS_VALUES_FROM_KEYS_MIN_N = 128
 # float32 rows, contiguous, from this K (trunc): an entry is the key's top 32 - b bits and
 # the position (b bits: n < 2^b), one u32 like the 8/16-bit ones (a max and a min a slot
 # instead of a compare and four selects), one slot past K telling whether the top bits

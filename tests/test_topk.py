@@ -334,6 +334,32 @@ def test_regs_word_lanes(tuned, dtype, threads):
     assert check(x3, 6, 1, strategy="regs", device=d)["word_lanes"]
 
 
+@pytest.mark.parametrize("axis", [1, 0])
+def test_regs_values_from_keys(tuned, axis):
+    # 8/16-bit outputs take their values from the entries' keys; where a key stands for
+    # several values (float16 +-0.0, NaN of any payload) the value is read again: every
+    # value bit for bit, NaN payloads and the zeros' signs included
+    d = tuned(TOPK_REGS_WORD_LANES_BATCH_MIN_N=32, TOPK_REGS_VALUES_FROM_KEYS_MIN_N=32)
+    rng = rng_for("regs values", axis)
+    pool = np.array([0x7E01, 0xFE17, 0x7C01, 0xFFFF, 0x8000, 0x0000, 0x3C00, 0xC000, 0x7C00,
+                     0xFC00, 0x0001, 0x8001], np.uint16)
+    bits = pool[rng.integers(0, pool.size, (64, 40))]
+    x = bits.view(np.float16)
+    x = x if axis == 1 else np.ascontiguousarray(x.T)
+    for k in (1, 3, 8):
+        for direction in ("decreasing", "increasing"):
+            notes = check(x, k, axis, direction, strategy="regs", device=d)
+            values, _ = dg.top_k(dg.asarray(x, device=d), k, axis, axis_direction=direction)
+            ev, _ = topk_reference(x, k, axis, direction == "decreasing", "uint32")
+            assert np.array_equal(values.numpy().view(np.uint16), ev.view(np.uint16))
+        assert notes["pk"] and notes["word_lanes"] == (axis == 0), notes
+        assert notes["values_from_keys"], notes
+    for dtype in ("int8", "uint16"):
+        xi = random_values(rng, (64, 40), dtype)
+        xi = xi if axis == 1 else np.ascontiguousarray(xi.T)
+        check(xi, 5, axis, "increasing", strategy="regs", device=d)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "uint8", "int64"])
 def test_regs_layouts(tuned, dtype):
     d = tuned()

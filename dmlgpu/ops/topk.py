@@ -508,16 +508,18 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     one = kout in ([], [k]) and (k == 1 or vstep == 1)  # one run: rows back to back
     vwords = dt.bits < 32 and (kout == [1] if rows_first else one)
     per = w * wg // tpr
+    keyed = pk and not trunc and n >= tuning.TOPK_REGS_VALUES_FROM_KEYS_MIN_N
     add("topk_regs.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, kk=k,
                                   mode="stage" if stage else "direct", sw=sw,
                                   unroll=tuning.TOPK_REGS_UNROLL, pk=pk,
                                   trunc=trunc, batch=batch, packed=packed, word_lanes=wl,
+                                  values_from_keys=keyed,
                                   rows_first=rows_first, vwords=vwords),
         dict(aux1=(1 << n.bit_length()) - 1) if trunc else {}, _ceil(rows, per))
     notes.update(strategy="regs", regs_wg=wg, threads_per_row=tpr, rows_per_group=per,
                  regs_mode="stage" if stage else "direct", stage_words=sw if stage else 0,
                  packed=packed, pk=pk, trunc=trunc, batch=batch, word_lanes=wl,
-                 rows_first=rows_first, vwords=vwords)
+                 rows_first=rows_first, vwords=vwords, values_from_keys=keyed)
     return True
 
 
