@@ -10,14 +10,16 @@ entry has index NONE).
 
 Strategies, by regime (plan.notes["strategy"]):
   "regs"        K <= tuning.TOPK_REGS_MAX_K over rows of at most TOPK_REGS_MAX_N(_PK) (K <=
-                TOPK_REGS_SMALL_K: _MAX_N_SMALL_K): each of T threads a row keeps its K best
-                in registers, sorted, inserting every element it reads without a branch or a
-                barrier (8/16-bit keys: key and position in one u32, K > 4 eight elements at
-                a time through a sorting network; contiguous float32 rows, K >= 5: the
-                key's top bits and the position in one u32, rows whose top bits tie past
-                the K-th selected again with whole keys); the row's lists merge through
-                workgroup memory. Contiguous rows are read through workgroup memory in coalesced
-                chunks, rows side by side straight from the input. One dispatch.
+                TOPK_REGS_SMALL_K: _MAX_N_SMALL_K; long 16-bit rows: TOPK_REGS_LONG_*): each
+                of T threads a row keeps its K best in registers, sorted, inserting every
+                element it reads without a branch or a barrier (8/16-bit keys: key and
+                position in one u32, K > 4 eight elements at a time through a sorting
+                network; contiguous float32 rows, K >= 5: the key's top bits and the
+                position in one u32, rows whose top bits tie past the K-th selected again
+                with whole keys); the row's lists merge through workgroup memory.
+                Contiguous rows are read through workgroup memory in coalesced chunks, rows
+                side by side straight from the input (8/16-bit rows in whole words a word
+                of them a thread). One dispatch.
   "rows"        K <= tuning.TOPK_ROWS_MAX_K over rows of at most TOPK_ROWS_MAX_N, or over
                 an outer axis of many rows (lanes along rows): TPR threads per row, several
                 rows per workgroup; the K-th best of 2K bucket bests bounds the candidates,
