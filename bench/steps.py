@@ -4,11 +4,14 @@ queries, one dispatch at a time).
 
 `python -m bench.steps IMPL [--quick] [--nonzero]`: shows which pass of a multi-dispatch
 plan takes the time (it found Hardmax's zero fill at half a copy's write rate:
-tuning.FILL_WORDS).
+tuning.FILL_WORDS). `python -m bench.steps IMPL --arg POINTS`: ArgMax at the given points,
+POINTS a JSON list of [dtype, shape, axes], with the plan's strategy and the fraction of a
+copy's bandwidth as the surface counts it; `--topk POINTS`: TopK, [dtype, shape, axis, k].
 """
 
 from __future__ import annotations
 
+import json
 import sys
 
 import numpy as np
@@ -19,6 +22,12 @@ from dmlgpu.runtime import dispatch
 from . import report
 from .runner import Runner
 from .timing import Policy
+
+try:  # a CUDA context keeps the GPU's clocks up between the host's pauses (as tuning_sweep)
+    import torch
+    torch.zeros(1).cuda()
+except Exception:
+    torch = None
 
 
 def timer_kind(dev) -> str:
@@ -60,6 +69,54 @@ def nonzero(impl: str, quick: bool) -> None:
                 del y, x
 
 
+def arg_points(impl: str, points: list) -> None:
+    dev = dg.Device(webgpu=impl)
+    runner = Runner(dev, quick=False, timer=timer_kind(dev), policy=Policy(3, 10, 1.0, 0.1),
+                    peers=[], progress=report.Progress(1))
+    rng = np.random.default_rng(0)
+    for dtype, shape, axes in points:
+        shape, axes = tuple(shape), tuple(axes)
+        n = int(np.prod(shape))
+        if np.dtype(dtype).kind == "f":
+            host = rng.standard_normal(n, dtype=np.float32).astype(dtype).reshape(shape)
+        else:
+            host = rng.integers(0, 256, n, dtype=np.int64).astype(dtype).reshape(shape)
+        x = dg.asarray(host, device=dev)
+        copy = runner.copy(host.nbytes)
+        t_copy = copy["gpu_s"] * host.nbytes / copy["bytes_copied"]
+        with dispatch.recording() as subs:
+            y = dg.argmax(x, axes)
+        total, steps = _steps(runner, subs)
+        op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc(
+            "uint32", tuple(1 if i in axes else s for i, s in enumerate(shape))), axes))
+        frac = (host.nbytes + y.nbytes) / total / (2 * host.nbytes / t_copy)
+        print(f"{impl} argmax {dtype} {shape} {axes} {op.plan.notes.get('strategy')}: "
+              f"total {total * 1e6:.1f} us = {100 * frac:.0f}% of copy (copy "
+              f"{t_copy * 1e6:.1f} us); steps {' + '.join(f'{t * 1e6:.1f}' for t in steps)} us",
+              flush=True)
+        del y, x
+
+
+def topk_points(impl: str, points: list) -> None:
+    dev = dg.Device(webgpu=impl)
+    runner = Runner(dev, quick=False, timer=timer_kind(dev), policy=Policy(3, 10, 1.0, 0.1),
+                    peers=[], progress=report.Progress(1))
+    rng = np.random.default_rng(0)
+    for dtype, shape, axis, k in points:
+        host = rng.standard_normal(int(np.prod(shape)), dtype=np.float32).astype(dtype)
+        x = dg.asarray(host.reshape(shape), device=dev)
+        copy = runner.copy(host.nbytes)
+        t_copy = copy["gpu_s"] * host.nbytes / copy["bytes_copied"]
+        with dispatch.recording() as subs:
+            outs = dg.top_k(x, k, axis)
+        total, steps = _steps(runner, subs)
+        names = [getattr(c[0], "label", "") or "?" for b, _ in subs for c in b.commands]
+        print(f"{impl} topk {dtype} {tuple(shape)} axis {axis} k {k}: total {total * 1e6:.1f} us "
+              f"= {total / t_copy:.2f}x copy; steps {' + '.join(f'{t * 1e6:.1f}' for t in steps)}"
+              f" us {names}", flush=True)
+        del outs, x
+
+
 def main(impl: str, quick: bool) -> None:
     dev = dg.Device(webgpu=impl)
     runner = Runner(dev, quick=quick, timer=timer_kind(dev), policy=Policy(3, 10, 1.0, 0.1),
@@ -82,4 +139,10 @@ def main(impl: str, quick: bool) -> None:
 
 
 if __name__ == "__main__":
+    if "--topk" in sys.argv[2:]:
+        topk_points(sys.argv[1], json.loads(sys.argv[sys.argv.index("--topk") + 1]))
+        sys.exit()
+    if "--arg" in sys.argv[2:]:
+        arg_points(sys.argv[1], json.loads(sys.argv[sys.argv.index("--arg") + 1]))
+        sys.exit()
     (nonzero if "--nonzero" in sys.argv[2:] else main)(sys.argv[1], "--quick" in sys.argv[2:])

@@ -689,6 +689,13 @@ TOPK_ROWS_CAND_BYTES = 8192
 # Most survivors one workgroup sorts (K above it, or above what workgroup memory holds, goes
 # to the multi-dispatch radix strategy). 4096 pairs = 32 KiB.
 TOPK_SELECT_CAP = 4096
+# The select kernel that redoes the rows (chunks) a "threshold" or "wide" kernel flagged
+# takes them in blocks of up to 32 a workgroup, with at least this many workgroups (so that
+# where every row is flagged, the GPU still runs several a SM). Launched a workgroup a row
+# as before, its flag test alone took 22 us over 4096 chunks and 152 us over 32768 rows of
+# 2048 (H200, wgpu-native, 2026-11-26, `python -m bench.steps wgpu --topk`: 15% of float16
+# K = 128 over rows of 2048, 1013 us in all).
+TOPK_GUARD_MIN_GROUPS = 1024
 # The select kernel's radix passes stop once the selected elements plus the whole bin of
 # the K-th fit a sort of max(TOPK_SORT_MIN, TOPK_SORT_SLACK x K (to a power of two)): the
 # passes cost about 2 ms of the 3.0 ms of K=8 (each a histogram, a search and 5 barriers)
@@ -724,7 +731,15 @@ TOPK_THRESHOLD_SORT_T_MIN_BUCKETS = 256
 # 1.05), rows of 8192 0.45 -> 0.38, the first axis of 2048 3.19 -> 3.00; K=64 rows of 2048
 # 0.86 -> 1.00, K=32 rows of 8192 0.23 -> 0.26: ranked up to 64.
 TOPK_THRESHOLD_SORT_CANDS_MIN_K = 65
-TOPK_THRESHOLD_MIN_ROWS = 1024
+# Rows longer than the select kernel's tile take "wide" whole, a workgroup each, from this
+# many rows; fewer go per chunk, their lists through merge passes. H200, wgpu-native,
+# 2026-11-26, 2^26 elements, K = 1024, time over a copy's, 1024 -> 256 -> 64 -> 16
+# (bench/results/topk-wide-rows/h200-wgpu-minrows.json, `python -m bench.tuning_sweep`):
+# float16 512 rows of 131072 5.90 -> 2.24 -> 2.23 -> 2.28 (the merge of 8 lists a row took
+# 174 of 396 us), 128 rows of 524288 5.23 -> 5.23 -> 3.22 -> 3.27, 32 rows of 2^21 5.24 ->
+# 5.28 -> 5.24 -> 10.39 (a workgroup per row leaves most of the GPU idle); float32 alike
+# (3.48 -> 1.61, 3.14 -> 2.80, 3.16 -> 9.86), the first axis alike; K = 128 unchanged.
+TOPK_THRESHOLD_MIN_ROWS = 64
 # ...but "threshold" itself (K <= 128) takes rows longer than a tile from this many rows:
 # H100, wgpu-native, 2^26 float32, K = 2 / 8 / 32 / 128, "candidates" -> "threshold" (GPU
 # ms, same run): 512 rows of 131072 0.60 / 0.72 / 0.96 / 1.10 -> 0.215 / 0.215 / 0.220 /

@@ -921,6 +921,35 @@ def test_threshold_long_rows_fallback_candidates(tuned):
     check(np.ascontiguousarray(x.T), 7, 0, "decreasing", strategy="threshold", device=d)
 
 
+@pytest.mark.parametrize("min_groups", [1, 3])
+def test_guard_blocks(tuned, min_groups):
+    # the fallback select takes its groups in blocks (32 a workgroup at min_groups 1, 14 at
+    # 3 over 40 rows): flagged rows at a block's first, middle and last place, in the last,
+    # partial block, and a block with none
+    d = tuned(TOPK_GUARD_MIN_GROUPS=min_groups, **NO_CHUNKS)
+    rng = rng_for("guard blocks", min_groups)
+    x = random_values(rng, (40, 5000), "float32", ties=False, specials=False)
+    tied = [0, 13, 14, 31, 32, 39]
+    x[tied] = x[tied] > 0  # two values: their ties at T overflow the slots, the rows fall back
+    for direction in ("decreasing", "increasing"):
+        check(x, 12, -1, direction, strategy="threshold", device=d)
+    assert list(np.flatnonzero(fallback_flags(x, 12, device=d))) == tied
+    t = dg.asarray(x, device=d)
+    (sel,) = [s for s in compiled(t, 12, -1, "decreasing", "uint32").plan.steps
+              if s.template == "topk_select.wgsl.j2"]
+    per = 32 if min_groups == 1 else 13
+    assert sel.params["aux0"] == per and sel.n_groups == -(-40 // per)
+    # chunk flags (a chunked "wide") and row flags over candidate lists (merge passes)
+    d = tuned(TOPK_GUARD_MIN_GROUPS=min_groups, TOPK_THRESHOLD_LONG_MIN_ROWS=2,
+              TOPK_THRESHOLD_CAP=32, **NO_CHUNKS)
+    x = random_values(rng, (3, 2 * 16384 + 700), "float32", ties=False, specials=False)
+    x[1, 16384:2 * 16384] = x[1, 16384]
+    check(x, 129, -1, "decreasing", strategy="wide", device=d)
+    x[0] = np.round(x[0])
+    notes = check(x, 20, -1, "increasing", strategy="threshold", device=d)
+    assert notes["fallback"] == "candidates"
+
+
 # -- strategy "wide": the K-th best of 2K bucket bests bounds the candidates ------------
 
 def test_bitonic_rounds():

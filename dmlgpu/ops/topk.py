@@ -323,6 +323,8 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         # (after a chunked "wide" every row's lists are merged: no guard)
         merges = _add_merges(add, scratch, rows, lists, k, ew, tile,
                              dict(sel, guard="" if chunked else sel["guard"]), stop)
+        if guarded:
+            _guard_blocks(steps)
         fallback = "select" if not merges else "candidates"
         first = "threshold" if threshold else "wide" if wide else fallback
         notes.update(strategy=first, tile=tile, chunks=_ceil(n, tile),
@@ -413,6 +415,18 @@ def entries_pack(dt, n: int) -> bool:
     (kernels/topk_bitonic.wgsl.j2): 8/16-bit keys, every index of a row of n below
     IM = 2^(32 - bits) - 1 (tuning.TOPK_PACK_ENTRIES)."""
     return tuning.TOPK_PACK_ENTRIES and dt.bits <= 16 and n <= (1 << (32 - dt.bits)) - 1
+
+
+def _guard_blocks(steps) -> None:
+    """Guarded select steps (they redo the groups a threshold/wide kernel flagged) take
+    their groups in blocks of up to 32 a workgroup (uniform aux0), as few a block as keep
+    tuning.TOPK_GUARD_MIN_GROUPS workgroups (the GPU full where every group is flagged)."""
+    for st in steps:
+        if st.template == "topk_select.wgsl.j2" and st.variables.get("guard"):
+            total = st.params["n_groups"]
+            per = max(1, min(32, total // tuning.TOPK_GUARD_MIN_GROUPS))
+            st.params["aux0"] = per
+            st.n_groups = _ceil(total, per)
 
 
 def _add_merges(add, scratch, rows, lists, k, ew, tile, sel, stop) -> int:
