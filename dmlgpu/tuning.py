@@ -690,12 +690,13 @@ TOPK_ROWS_CAND_BYTES = 8192
 # to the multi-dispatch radix strategy). 4096 pairs = 32 KiB.
 TOPK_SELECT_CAP = 4096
 # The select kernel that redoes the rows (chunks) a "threshold" or "wide" kernel flagged
-# takes them in blocks of up to 32 a workgroup, with at least this many workgroups (so that
-# where every row is flagged, the GPU still runs several a SM). Launched a workgroup a row
-# as before, its flag test alone took 22 us over 4096 chunks and 152 us over 32768 rows of
-# 2048 (H200, wgpu-native, 2026-11-26, `python -m bench.steps wgpu --topk`: 15% of float16
-# K = 128 over rows of 2048, 1013 us in all).
-TOPK_GUARD_MIN_GROUPS = 1024
+# takes them in blocks of up to 1024 a workgroup, with at least this many workgroups (so
+# that where every row is flagged, the GPU still runs about as many as fit at once).
+# Launched a workgroup a row as before, its flag test alone took 22 us over 4096 chunks and
+# 152 us over 32768 rows of 2048 (H200, wgpu-native, 2026-11-26, `python -m bench.steps
+# wgpu --topk`: 15% of float16 K = 128 over rows of 2048, 1013 us in all); in blocks of 32
+# (at least 1024 workgroups) 9.7 / 10.2 us, of up to 1024 (at least 256) 6.6 / 8.6 us.
+TOPK_GUARD_MIN_GROUPS = 256
 # The select kernel's radix passes stop once the selected elements plus the whole bin of
 # the K-th fit a sort of max(TOPK_SORT_MIN, TOPK_SORT_SLACK x K (to a power of two)): the
 # passes cost about 2 ms of the 3.0 ms of K=8 (each a histogram, a search and 5 barriers)

@@ -923,9 +923,9 @@ def test_threshold_long_rows_fallback_candidates(tuned):
 
 @pytest.mark.parametrize("min_groups", [1, 3])
 def test_guard_blocks(tuned, min_groups):
-    # the fallback select takes its groups in blocks (32 a workgroup at min_groups 1, 14 at
-    # 3 over 40 rows): flagged rows at a block's first, middle and last place, in the last,
-    # partial block, and a block with none
+    # the fallback select takes its groups in blocks (all 40 rows in one workgroup, two
+    # words of flags, at min_groups 1; 13 a workgroup at 3): flagged rows at a block's (a
+    # word's) first, middle and last place, in the last, partial block, and blocks with none
     d = tuned(TOPK_GUARD_MIN_GROUPS=min_groups, **NO_CHUNKS)
     rng = rng_for("guard blocks", min_groups)
     x = random_values(rng, (40, 5000), "float32", ties=False, specials=False)
@@ -937,7 +937,7 @@ def test_guard_blocks(tuned, min_groups):
     t = dg.asarray(x, device=d)
     (sel,) = [s for s in compiled(t, 12, -1, "decreasing", "uint32").plan.steps
               if s.template == "topk_select.wgsl.j2"]
-    per = 32 if min_groups == 1 else 13
+    per = 40 if min_groups == 1 else 13
     assert sel.params["aux0"] == per and sel.n_groups == -(-40 // per)
     # chunk flags (a chunked "wide") and row flags over candidate lists (merge passes)
     d = tuned(TOPK_GUARD_MIN_GROUPS=min_groups, TOPK_THRESHOLD_LONG_MIN_ROWS=2,

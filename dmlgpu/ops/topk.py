@@ -419,12 +419,12 @@ def entries_pack(dt, n: int) -> bool:
 
 def _guard_blocks(steps) -> None:
     """Guarded select steps (they redo the groups a threshold/wide kernel flagged) take
-    their groups in blocks of up to 32 a workgroup (uniform aux0), as few a block as keep
+    their groups in blocks of up to 1024 a workgroup (uniform aux0), as few a block as keep
     tuning.TOPK_GUARD_MIN_GROUPS workgroups (the GPU full where every group is flagged)."""
     for st in steps:
         if st.template == "topk_select.wgsl.j2" and st.variables.get("guard"):
             total = st.params["n_groups"]
-            per = max(1, min(32, total // tuning.TOPK_GUARD_MIN_GROUPS))
+            per = max(1, min(1024, total // tuning.TOPK_GUARD_MIN_GROUPS))
             st.params["aux0"] = per
             st.n_groups = _ceil(total, per)
 
