@@ -824,6 +824,15 @@ TOPK_THRESHOLD_LONG_MIN_ROWS = 64
 #   select kernel per chunk of 16384, 3 merge passes) 0.48 ms = 0.78x torch; "wide" per
 #   chunk instead, the same merges: 0.256 ms = 1.46x (Dawn 0.259, 1.43x).
 TOPK_WIDE_WG = 256
+# A chunked "wide" (fewer rows than TOPK_THRESHOLD_MIN_ROWS, longer than a tile) takes
+# chunks of several tiles while at least this many chunks remain (0: a tile each): fewer
+# candidate lists, fewer merge passes. H200, wgpu-native, 2026-11-26, 2^26 elements, K =
+# 1024, time over a copy's, a tile (16384) each -> 128 / 256 / 512 / 1024 chunks at least
+# (bench/results/topk-wide-rows/h200-wgpu-wide-chunks.json): float16 32 rows of 2^21 5.18
+# -> 2.95 / 2.95 / 2.82 / 3.49, 8 rows of 2^23 5.79 -> 3.58 / 3.58 / 3.43 / 3.51, the first
+# axis of 2^23 10.90 -> 5.42 / 5.36 / 5.43 / 6.36; float32 3.14 -> 2.22 / 2.24 / 1.96 /
+# 2.34, 3.46 -> 2.56 / 2.59 / 2.29 / 2.34, 9.60 -> 4.72 / 4.79 / 4.94 / 6.11.
+TOPK_WIDE_CHUNKS = 512
 TOPK_WIDE_UNROLL = 8
 TOPK_WIDE_BUCKETS = 2
 TOPK_WIDE_CAP_PCT = 110

@@ -1180,6 +1180,36 @@ def test_wide_chunks(tuned, dtype, lanes):
     check(x[:1, :2 * 16384 + 100], 300, -1, "increasing", strategy="wide", device=d)
 
 
+@pytest.mark.parametrize("lanes", ["lanes", "no lanes"])
+def test_wide_tile_chunks(tuned, lanes):
+    # chunks of several tiles (3 of 16384 here: 9 tiles a row, 3 chunks): a flagged chunk's
+    # fallback takes its 3 tiles, their lists merged into the chunk's one, the rows' lists
+    # then merged as the others'; the last chunk shorter; flagged chunks of one value (row
+    # 1, chunk 1) and of nine values (row 2, every chunk)
+    d = tuned(TOPK_WIDE_CHUNKS=2, **LANES[lanes])
+    rng = rng_for("wide tile chunks", lanes)
+    n = 8 * 16384 + 700
+    x = random_values(rng, (3, n), "float32", ties=False, specials=False)
+    x[1, 3 * 16384:6 * 16384] = x[1, 3 * 16384]
+    x[1, 5 * 16384 + 7:5 * 16384 + 40] = x[1].max() + 1  # in the flagged chunk's last tile
+    x[2] = rng.integers(0, 9, n)
+    for c in range(3):  # each chunk's last tile one level up: a fallback keeps all its tiles
+        x[2, (3 * c + 2) * 16384:(3 * c + 3) * 16384] += 1
+    for direction in ("decreasing", "increasing"):
+        for k in (129, 1000):
+            notes = check(x, k, -1, direction, strategy="wide", device=d)
+            assert notes["chunks"] == 9 and notes["merge_passes"] == 1, notes
+    assert notes["fallback"] == "candidates"
+    t = dg.asarray(x, device=d)
+    op = compiled(t, 1000, -1, "decreasing")
+    wide, sel, merge_f, merge = op.plan.steps
+    assert wide.params["chunk"] == 3 * 16384 and wide.n_groups == 9
+    assert sel.params["aux1"] == 3 and merge_f.variables["guard"] == "row"
+    flags = fallback_flags(x, 1000, device=d, strategy="wide").reshape(3, 3)
+    assert list(flags[1]) == [0, 1, 0] and list(flags[2]) == [1, 1, 1] and list(flags[0]) == [0] * 3
+    check(np.ascontiguousarray(x.T), 700, 0, "decreasing", strategy="wide", device=d)
+
+
 # -- strategy "candidates": per-chunk candidate lists and merge passes ----------------
 
 def test_candidates_long_rows(tuned):

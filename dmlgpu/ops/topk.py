@@ -302,26 +302,38 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                 notes.update(strategy="threshold")
                 return TopKPlan(steps, scratch, notes)
         # "wide" by chunks (rows longer than a tile, few of them): its candidate lists go
-        # through the merge passes below like the select kernel's
+        # through the merge passes below like the select kernel's; a chunk is m tiles
+        # (_wide_tiles), the fallback's lists of a flagged one merged into one first
         chunked = lists > 1 and rows < tuning.TOPK_THRESHOLD_MIN_ROWS
-        wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked,
-                                            smem, max_wg, out_binds, subgroup_size, words)
+        m = _wide_tiles(rows, lists, tile // k) if chunked and not threshold else 1
+        wide = not threshold and _plan_wide(add, notes, dt, k, n, rows, lists // m, tile * m,
+                                            chunked, smem, max_wg, out_binds, subgroup_size,
+                                            words)
         chunked = chunked and wide
+        m = m if chunked else 1
         guarded = threshold or wide
         if guarded:  # per-row (per-chunk) flags: what the fallback kernels below redo
-            scratch["ctl"] = rows * (lists if chunked else 1) * 4
+            scratch["ctl"] = rows * (lists // m if chunked else 1) * 4
         sel, stop = select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes, pack)
-        # the first pass redoes the flagged rows (chunks: "chunk" reads the flag of its own)
+        # the first pass redoes the flagged rows (chunks: "chunk" reads the flag of its own,
+        # that of tile g // m)
         sel["guard"] = ("chunk" if chunked else "row") if guarded else ""
         guard = ("ctl",) if guarded else ()
         first_sink = "output" if lists == 1 else "cands"
         add("topk_select.wgsl.j2",
             dict(sel, binds=(out_binds if lists == 1 else ("input", "cout")) + guard,
                  source="input", sink=first_sink),
-            dict(chunk=tile, n_split=lists, aux3=stop), rows * lists,
-            cout=None if lists == 1 else "a")
+            dict(chunk=tile, n_split=lists, aux1=m, aux3=stop), rows * lists,
+            cout=None if lists == 1 else "f" if m > 1 else "a")
+        if m > 1:  # a flagged chunk's m tile lists into its one list, in one merge pass
+            scratch["f"] = rows * lists * k * ew * 4
+            add("topk_select.wgsl.j2",
+                dict(sel, binds=("cin", "cout", "ctl"), source="cands", sink="cands",
+                     guard="row"),
+                dict(n_split=1, aux1=m, aux2=m, aux3=stop, n_out=rows * lists // m),
+                rows * lists // m, cin="f", cout="a")
         # (after a chunked "wide" every row's lists are merged: no guard)
-        merges = _add_merges(add, scratch, rows, lists, k, ew, tile,
+        merges = _add_merges(add, scratch, rows, lists // m, k, ew, tile,
                              dict(sel, guard="" if chunked else sel["guard"]), stop)
         if guarded:
             _guard_blocks(steps)
@@ -415,6 +427,17 @@ def entries_pack(dt, n: int) -> bool:
     (kernels/topk_bitonic.wgsl.j2): 8/16-bit keys, every index of a row of n below
     IM = 2^(32 - bits) - 1 (tuning.TOPK_PACK_ENTRIES)."""
     return tuning.TOPK_PACK_ENTRIES and dt.bits <= 16 and n <= (1 << (32 - dt.bits)) - 1
+
+
+def _wide_tiles(rows: int, lists: int, per_group: int) -> int:
+    """Tiles a chunk of a chunked "wide" takes: the most that divide the row's `lists` tiles
+    and leave at least tuning.TOPK_WIDE_CHUNKS chunks in all and two a row, at most
+    `per_group` (the lists one merge workgroup takes: a flagged chunk's tile lists merge in
+    one pass)."""
+    if tuning.TOPK_WIDE_CHUNKS <= 0:
+        return 1
+    most = min(per_group, lists // 2, lists * rows // tuning.TOPK_WIDE_CHUNKS)
+    return max(m for m in range(1, max(1, most) + 1) if lists % m == 0)
 
 
 def _guard_blocks(steps) -> None:
