@@ -824,6 +824,19 @@ TOPK_THRESHOLD_LONG_MIN_ROWS = 64
 #   select kernel per chunk of 16384, 3 merge passes) 0.48 ms = 0.78x torch; "wide" per
 #   chunk instead, the same merges: 0.256 ms = 1.46x (Dawn 0.259, 1.43x).
 TOPK_WIDE_WG = 256
+# K from this many over rows of TOPK_THRESHOLD_WG to TOPK_WIDE_MAX_N take "wide" (a
+# workgroup per row, its sorts by subgroup shuffles, its ranks by bins) instead of the
+# whole-row sort (rows up to TOPK_SORT_ROWS_MAX) or "threshold" (K <= 128); longer rows
+# keep "threshold". H200, wgpu-native, 2026-11-26, 2^26 elements, K = 128, time over a
+# copy's, sort or threshold -> wide (bench/results/topk-wide-rows/h200-wgpu-k128.json):
+# float16 rows of 512 26.2 -> 12.1 (sort), 2048 12.3 -> 4.3, 8192 4.0 -> 2.3, 131072 1.80
+# -> 2.75 (threshold kept there); the first axis 30.2 -> 20.8, 16.3 -> 8.7, 7.7 -> 6.1;
+# float32 alike (19.3 -> 7.8, 7.0 -> 2.7, 2.5 -> 1.7, 1.39 -> 2.45). With it (h200-wgpu-
+# wide-first.json, same run as torch): every K = 128 point from rows of 512 to 32768 at
+# 2.7x torch.topk or more; rows of 32768 threshold / wide float16 2.11 / 2.14, float32
+# 1.54 / 1.74 (so TOPK_WIDE_MAX_N stays below them).
+TOPK_WIDE_FROM_K = 65
+TOPK_WIDE_MAX_N = 16384
 # A chunked "wide" (fewer rows than TOPK_THRESHOLD_MIN_ROWS, longer than a tile) takes
 # chunks of several tiles while at least this many chunks remain (0: a tile each): fewer
 # candidate lists, fewer merge passes. H200, wgpu-native, 2026-11-26, 2^26 elements, K =

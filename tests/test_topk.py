@@ -47,11 +47,13 @@ def check(x, k, axis=-1, direction="decreasing", index_dtype="uint32", strategy=
 
 # short rows with K <= 8 to the other strategies instead of "regs"
 NO_REGS = dict(TOPK_REGS=False)
+# K from 65 over rows up to 16384 to "sort"/"threshold" instead of "wide"
+NO_WIDE_FIRST = dict(TOPK_WIDE_FROM_K=1 << 30)
 # short rows (K <= 32) to "sort"/"threshold" instead, long ones not in chunks either
-NO_ROWS = dict(TOPK_ROWS_MAX_K=0, TOPK_ROWS_CHUNK_MAX_K=0, **NO_REGS)
+NO_ROWS = dict(TOPK_ROWS_MAX_K=0, TOPK_ROWS_CHUNK_MAX_K=0, **NO_REGS, **NO_WIDE_FIRST)
 # few long rows with K <= 32 to "threshold"/"candidates" instead of the rows kernel's chunks
 NO_CHUNKS = dict(TOPK_ROWS_CHUNK_BELOW_ROWS=0, TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED=0,
-                 **NO_REGS)
+                 **NO_REGS, **NO_WIDE_FIRST)
 # the rows kernel's chunks at lavapipe's sizes: rows past 64 in chunks of 64 to 512
 SMALL_CHUNKS = dict(TOPK_ROWS_MAX_N=64, TOPK_ROWS_CHUNK=64, TOPK_ROWS_CHUNK_PER_K=4,
                     TOPK_ROWS_CHUNK_MAX=512, **NO_REGS)
@@ -996,6 +998,26 @@ def test_wide_dtypes(tuned, dtype, lanes):
     assert flags[3] == 1
     if np.dtype(dtype).itemsize > 1:  # (8-bit rows of 4099 tie at the top even so)
         assert list(flags[:3]) == [0, 0, 0]
+
+
+@pytest.mark.parametrize("dtype, lanes", [(d, "lanes") for d in (
+    "float32", "float16", "int64", "uint8", "int16")] + [("float32", "no lanes")])
+def test_wide_first(tuned, dtype, lanes):
+    # K from 65 (tuning.TOPK_WIDE_FROM_K) over rows up to 16384: "wide" (128 or 256 slots)
+    # where "sort" (rows up to 1024) or "threshold" took them; rows whose buckets are fewer
+    # than 2K keep those; rows of ties fall back (the K of every slot count: test_wide_*)
+    d = tuned(**NO_REGS, **LANES[lanes])
+    rng = rng_for("wide first", dtype)
+    for n, k, direction in ((300, 100, "increasing"), (512, 256, "decreasing"),
+                            (2049, 65, "decreasing")):
+        x = tie_rows(rng, dtype, n)
+        notes = check(x, k, -1, direction, strategy="wide", device=d)
+        assert notes["wide_slots"] == max(64, 1 << (k - 1).bit_length())
+        assert fallback_flags(x, k, direction, device=d, strategy="wide")[3] == 1
+    check(np.ascontiguousarray(x.T), 128, 0, "increasing", strategy="wide", device=d)
+    x = random_values(rng, (4, 300), dtype)
+    assert check(x, 129, -1, strategy="sort", device=d)  # 256 buckets: too few for K = 129
+    assert check(x, 64, -1, strategy="sort", device=d)  # below TOPK_WIDE_FROM_K
 
 
 @pytest.mark.parametrize("n, lanes", [(n, "lanes") for n in (512, 2049, 4095, 16384)] + [

@@ -269,6 +269,11 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     # takes those (one workgroup per row, two reads) instead of a whole-row sort
     reduce_row = reduce_row or (n > tuning.TOPK_SORT_ROWS_MAX and n >= tuning.TOPK_THRESHOLD_WG
                                 and k <= n // 2)
+    # K from TOPK_WIDE_FROM_K over rows up to TOPK_WIDE_MAX_N: "wide" rather than the sort
+    # or "threshold" (where its 2K buckets fit the row)
+    wide_first = (tuning.TOPK_WIDE_FROM_K <= k and n <= tuning.TOPK_WIDE_MAX_N
+                  and n >= tuning.TOPK_THRESHOLD_WG and _pow2_floor(n) >= 2 * k)
+    reduce_row = reduce_row or wide_first
     if n <= sort_cap and not reduce_row:
         seg = _pow2_ceil(n)
         # a workgroup sorts TOPK_SORT_GROUP entries (whole rows), TOPK_SORT_PER_THREAD each
@@ -284,7 +289,7 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     elif k <= sel_cap:
         lists = _ceil(n, tile)
         twg = tuning.TOPK_THRESHOLD_WG
-        threshold = (k <= min(tuning.TOPK_THRESHOLD_MAX_K, twg) and n >= twg
+        threshold = (k <= min(tuning.TOPK_THRESHOLD_MAX_K, twg) and n >= twg and not wide_first
                      and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_LONG_MIN_ROWS))
         words = packed_rows(shape, dt)  # (each kernel's own bound below)
         if threshold:
@@ -667,7 +672,8 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     thread has a word."""
     slots = max(64, _pow2_ceil(k))
     buckets = min(_pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), _pow2_floor(tile if chunked else n))
-    if not (tuning.TOPK_THRESHOLD_MAX_K < k and slots <= tuning.TOPK_WIDE_MAX_SLOTS
+    if not ((tuning.TOPK_THRESHOLD_MAX_K < k or tuning.TOPK_WIDE_FROM_K <= k)
+            and slots <= tuning.TOPK_WIDE_MAX_SLOTS
             and buckets >= 2 * k):
         return False
     wg = min(tuning.TOPK_WIDE_WG, slots // 2, _pow2_floor(max_wg))
