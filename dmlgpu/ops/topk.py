@@ -219,7 +219,8 @@ def _select_geometry(dt, wg: int, ept: int, smem: int) -> tuple[int, tuple, int,
     passes = digit_passes(dt, (tile - 1).bit_length(), tuning.TOPK_RADIX_BITS)
     bins = 1 << max(w for _, _, w in passes)
     slots = min(bins, wg)
-    fixed = 4 * (bins + slots + slots // 32) + 64  # histogram, its sums, scalars
+    # histogram, its sums, scalars, the guarded pass's flag words
+    fixed = 4 * (bins + slots + slots // 32) + 64 + 4 * 33
     cap = _pow2_floor(min(tuning.TOPK_SELECT_CAP, tile // 2,
                           max(1, (smem - fixed) // (4 * ew))))
     return tile, passes, bins, cap
@@ -320,8 +321,8 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         if guarded:  # per-row (per-chunk) flags: what the fallback kernels below redo
             scratch["ctl"] = rows * (lists // m if chunked else 1) * 4
         sel, stop = select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes, pack)
-        # the first pass redoes the flagged rows (chunks: "chunk" reads the flag of its own,
-        # that of tile g // m)
+        # the first pass redoes the flagged rows (chunks: "chunk" reads its chunk's flag,
+        # ctl[g // m] for tile g)
         sel["guard"] = ("chunk" if chunked else "row") if guarded else ""
         guard = ("ctl",) if guarded else ()
         first_sink = "output" if lists == 1 else "cands"
