@@ -46,10 +46,21 @@ def _steps(runner, subs) -> tuple[float, list[float]]:
     return total, steps
 
 
-def nonzero(impl: str, quick: bool) -> None:
+def _setup(impl: str, quick: bool = False):
+    """A device of the implementation and a runner timing one dispatch at a time."""
     dev = dg.Device(webgpu=impl)
-    runner = Runner(dev, quick=quick, timer=timer_kind(dev), policy=Policy(3, 10, 1.0, 0.1),
-                    peers=[], progress=report.Progress(1))
+    return dev, Runner(dev, quick=quick, timer=timer_kind(dev),
+                       policy=Policy(3, 10, 1.0, 0.1), peers=[], progress=report.Progress(1))
+
+
+def _copy_time(runner, nbytes: int) -> float:
+    """Seconds the copy kernel takes for nbytes (its bandwidth at that size)."""
+    copy = runner.copy(nbytes)
+    return copy["gpu_s"] * nbytes / copy["bytes_copied"]
+
+
+def nonzero(impl: str, quick: bool) -> None:
+    dev, runner = _setup(impl, quick)
     n_log2 = 12 if quick else 24
     rng = np.random.default_rng(0)
     for dtype in ("float16", "float32", "uint8", "int64"):
@@ -70,9 +81,7 @@ def nonzero(impl: str, quick: bool) -> None:
 
 
 def arg_points(impl: str, points: list) -> None:
-    dev = dg.Device(webgpu=impl)
-    runner = Runner(dev, quick=False, timer=timer_kind(dev), policy=Policy(3, 10, 1.0, 0.1),
-                    peers=[], progress=report.Progress(1))
+    dev, runner = _setup(impl)
     rng = np.random.default_rng(0)
     for dtype, shape, axes in points:
         shape, axes = tuple(shape), tuple(axes)
@@ -82,8 +91,7 @@ def arg_points(impl: str, points: list) -> None:
         else:
             host = rng.integers(0, 256, n, dtype=np.int64).astype(dtype).reshape(shape)
         x = dg.asarray(host, device=dev)
-        copy = runner.copy(host.nbytes)
-        t_copy = copy["gpu_s"] * host.nbytes / copy["bytes_copied"]
+        t_copy = _copy_time(runner, host.nbytes)
         with dispatch.recording() as subs:
             y = dg.argmax(x, axes)
         total, steps = _steps(runner, subs)
@@ -98,15 +106,12 @@ def arg_points(impl: str, points: list) -> None:
 
 
 def topk_points(impl: str, points: list) -> None:
-    dev = dg.Device(webgpu=impl)
-    runner = Runner(dev, quick=False, timer=timer_kind(dev), policy=Policy(3, 10, 1.0, 0.1),
-                    peers=[], progress=report.Progress(1))
+    dev, runner = _setup(impl)
     rng = np.random.default_rng(0)
     for dtype, shape, axis, k in points:
         host = rng.standard_normal(int(np.prod(shape)), dtype=np.float32).astype(dtype)
         x = dg.asarray(host.reshape(shape), device=dev)
-        copy = runner.copy(host.nbytes)
-        t_copy = copy["gpu_s"] * host.nbytes / copy["bytes_copied"]
+        t_copy = _copy_time(runner, host.nbytes)
         with dispatch.recording() as subs:
             outs = dg.top_k(x, k, axis)
         total, steps = _steps(runner, subs)
@@ -118,15 +123,12 @@ def topk_points(impl: str, points: list) -> None:
 
 
 def main(impl: str, quick: bool) -> None:
-    dev = dg.Device(webgpu=impl)
-    runner = Runner(dev, quick=quick, timer=timer_kind(dev), policy=Policy(3, 10, 1.0, 0.1),
-                    peers=[], progress=report.Progress(1))
+    dev, runner = _setup(impl, quick)
     shape = (64, 32, 64) if quick else (512, 256, 512)
     for dtype in ("float32", "float16"):
         host = np.random.default_rng(0).standard_normal(shape).astype(dtype)
         x = dg.asarray(host, device=dev)
-        copy = runner.copy(host.nbytes)
-        t_copy = copy["gpu_s"] * host.nbytes / copy["bytes_copied"]
+        t_copy = _copy_time(runner, host.nbytes)
         for name, fn in (("hardmax", dg.hardmax), ("argmax", dg.argmax)):
             for axes in ((0,), (1,), (0, 2), (0, 1)):
                 with dispatch.recording() as subs:

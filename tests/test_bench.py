@@ -273,8 +273,9 @@ def test_breakdown_and_replay_tools_run(capsys):
 
 
 def test_steps_and_tuning_sweep_tools_run(capsys):
-    """bench.steps times NonZero's three passes; bench.tuning_sweep runs a grid under two
-    tunings (fresh devices), each point checked, and puts the tuning back (tiny sizes)."""
+    """bench.steps times NonZero's three passes and each dispatch of ArgMax and TopK
+    points; bench.tuning_sweep runs a grid under two tunings (fresh devices), each point
+    checked, and puts the tuning back (tiny sizes)."""
     import importlib
     import os
 
@@ -288,6 +289,14 @@ def test_steps_and_tuning_sweep_tools_run(capsys):
     lines = [ln for ln in capsys.readouterr().out.splitlines() if " nonzero " in ln]
     # 4 dtypes x 4 densities x 3 ranks, three passes each
     assert len(lines) == 48 and all(ln.count(" + ") == 2 for ln in lines), lines
+    # --arg / --topk: each point's strategy (or kernels) and its dispatches' times
+    steps.arg_points(impl, [["float16", [2, 3, 40000], [0, 2]], ["uint8", [5, 70], [1]]])
+    steps.topk_points(impl, [["float32", [6, 5000], -1, 200]])
+    lines = capsys.readouterr().out.splitlines()
+    arg = [ln for ln in lines if " argmax " in ln]
+    assert len(arg) == 2 and " row: " in arg[0] and arg[0].count(" + ") == 1, arg
+    (top,) = [ln for ln in lines if " topk " in ln]
+    assert "'topk_wide.wgsl.j2', 'topk_select.wgsl.j2'" in top and " + " in top, top
     before = tuning.TOPK_ROWS_CHUNK_BELOW_ROWS
     # (float16 K = 8 over 8192 contiguous positions: "regs" unless it is off)
     off = {"TOPK_ROWS_CHUNK_BELOW_ROWS": 0, "TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED": 0,
