@@ -392,3 +392,32 @@ def test_wrong_device_errors_tell_the_truth(dev, user):
     assert isinstance(oom, dg.OutOfMemoryError)
     lost = d.error(RuntimeError("Device is lost"), "submitting")
     assert isinstance(lost, dg.DeviceLostError)
+
+
+def test_every_operator_under_default_limits(dev):
+    """A device the user requested with WebGPU's default compute limits (256 invocations a
+    workgroup, 16 KiB of workgroup memory): every operator's plans fit them (Dawn refuses a
+    kernel that declares more; wgpu-native does not check) and stay exact."""
+    w = dev.wgpu
+    adapter = w.gpu.request_adapter_sync(power_preference="high-performance")
+    d = dg.Device.from_wgpu(adapter.request_device_sync(required_limits={
+        "max-compute-invocations-per-workgroup": 256, "max-compute-workgroup-size-x": 256,
+        "max-compute-workgroup-storage-size": 16384}))
+    rng = rng_for("default limits")
+    for dtype in ("float32", "float16", "uint8", "int64"):
+        for shape in ((3, 70000), (5000, 3), (64, 64, 64)):
+            x = random_values(rng, shape, dtype)
+            t = dg.asarray(x, device=d)
+            for axes in [(i,) for i in range(len(shape))] + [tuple(range(len(shape)))]:
+                assert_same(dg.argmin(t, axes), arg_reference(x, axes, "min", False))
+                if dtype in ("float32", "float16"):
+                    assert_same(dg.hardmax(t, axes), hardmax_reference(x, axes))
+            for axis in range(len(shape)):
+                for k in {1, 8, 20, 100, 1000} & set(range(1, shape[axis] + 1)):
+                    v, i = dg.top_k(t, k, axis)
+                    ev, ei = topk_reference(x, k, axis)
+                    assert_same(i, ei)
+                    assert_same(v, ev)
+            count, coords = dg.nonzero_coordinates(t)
+            n = int(count.numpy()[0])
+            np.testing.assert_array_equal(coords[:n].numpy(), nonzero_reference(x))

@@ -1583,3 +1583,42 @@ def test_k1_short_rows(dev, tuned, dtype):
             check(x, 1, -1, direction, strategy="threshold", device=d)
     check(xo, 1, 0, "decreasing", strategy="threshold", device=d)
     check(xo[:255], 1, 0, "increasing", strategy="sort", device=d)  # shorter: sorted
+
+
+def test_default_limits(dev, monkeypatch):
+    # a device the user requested with WebGPU's default limits (256 invocations a
+    # workgroup, 16 KiB of workgroup memory): the select kernel's tile is 4096, "wide", the
+    # fallback's flag words and the sort's padded entries (at most 1024 of float32 pairs)
+    # fit the smaller memory; the guarded fallback in blocks, "wide" from K = 65, chunks
+    # of several tiles, the merge passes and the "radix" sort (K = 1000), all exact
+    w = dev.wgpu
+    adapter = w.gpu.request_adapter_sync(power_preference="high-performance")
+    d = dg.Device.from_wgpu(adapter.request_device_sync(required_limits={
+        "max-compute-invocations-per-workgroup": 256, "max-compute-workgroup-size-x": 256,
+        "max-compute-workgroup-storage-size": 16384}))
+    assert d.limits["max-compute-invocations-per-workgroup"] <= 256
+    assert d.limits["max-compute-workgroup-storage-size"] <= 16384
+    monkeypatch.setattr(tuning, "TOPK_GUARD_MIN_GROUPS", 4)
+    monkeypatch.setattr(tuning, "TOPK_WIDE_CHUNKS", 2)
+    rng = rng_for("default limits")
+    for dtype in ("float32", "float16"):
+        rows = random_values(rng, (40, 5000), dtype, ties=False, specials=False)
+        rows[[0, 9, 10, 39]] = rows[[0, 9, 10, 39]] > 0  # ties at T: the fallback
+        short = tie_rows(rng, dtype, 512)
+        long = random_values(rng, (3, 9 * 4096 + 100), dtype, ties=False)
+        long[1, 4096:3 * 4096] = long[1, 4096]
+        for direction in ("decreasing", "increasing"):
+            check(rows, 12, -1, direction, device=d)
+            check(short, 128, -1, direction, strategy="wide", device=d)
+            notes = check(long, 300, -1, direction, device=d)
+            assert notes["strategy"] == "wide" and notes["merge_passes"] >= 1, notes
+        check(long, 1000, -1, "decreasing", device=d)
+        check(np.ascontiguousarray(short.T), 100, 0, "increasing", device=d)
+    # rows gathered from a strided axis: uint8's tile of 32 x 32 words (16.5 KiB) halved
+    for dtype, tr in (("uint8", 16), ("float16", 32), ("int64", 32)):
+        x = random_values(rng, (64, 64, 64), dtype)
+        t = dg.asarray(x, device=d)
+        notes = check(t, 20, 0, "decreasing", device=d)
+        assert notes["gathered"], notes
+        gather = compiled(t, 20, 0, "decreasing").plan.steps[0]
+        assert gather.variables["tr"] == tr

@@ -188,9 +188,15 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     inner = _plan(flat, dt, k, descending, idx_words, limits, subgroup_size)
     if inner.notes["strategy"] not in GATHERED:
         return plan
-    tiles = _ceil(rows, GATHER_TILE)
-    groups = tiles * _ceil(n, GATHER_TILE * pw)
-    gather = Step("topk_gather.wgsl.j2", dict(dt=dt, idx_words=idx_words, tr=GATHER_TILE,
+    # a tile of tr rows x tr words (its rows padded by one) in workgroup memory: halved
+    # where the device has less of it (uint8 at 32: 16.5 KiB, past WebGPU's default 16)
+    tr = GATHER_TILE
+    raw = 8 if dt.bits == 64 else 4
+    while tr > 1 and tr * pw * (tr + 1) * raw > limits["max-compute-workgroup-storage-size"]:
+        tr //= 2
+    tiles = _ceil(rows, tr)
+    groups = tiles * _ceil(n, tr * pw)
+    gather = Step("topk_gather.wgsl.j2", dict(dt=dt, idx_words=idx_words, tr=tr,
                                               binds=("input", "cout")),
                   dict(_params(shape, k, descending, dt), aux1=pitch, aux2=tiles,
                        n_groups=groups), groups, cout="t")
@@ -236,7 +242,8 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     wg = tuning.TOPK_WG if max_wg >= tuning.TOPK_WG else 256
     ept = tuning.TOPK_ELEMS_PER_THREAD
     tile, sel_passes, sel_bins, sel_cap = _select_geometry(dt, wg, ept, smem)
-    sort_cap = _pow2_floor(min(tuning.TOPK_SORT_MAX, smem // (4 * ew)))
+    # (the sort's register blocks pad its entries by one slot in 32: topk_bitonic's SLOTS)
+    sort_cap = _pow2_floor(min(tuning.TOPK_SORT_MAX, smem * 32 // (33 * 4 * ew)))
 
     base = _params(shape, k, descending, dt)
     common = dict(dt=dt, idx_words=idx_words)
