@@ -22,15 +22,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "grid-balance"))
-from harness import SMALL, MiB, Probe, args  # noqa: E402
+from harness import HEAD, SMALL, TREE, MiB, Probe, args  # noqa: E402
 
-HDR = """
-struct P { n: u32, chunk: u32, gx: u32, ng: u32 }
-@group(0) @binding(0) var<uniform> u: P;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-const NONE = 0xFFFFFFFFu;
-fn finite_keys(w: u32) -> u32 {
+HDR = HEAD + """fn finite_keys(w: u32) -> u32 {
   let a = w & 0x7FFF7FFFu;
   let s = w & (a + 0x7FFF7FFFu) & 0x80008000u;
   return (w | 0x80008000u) ^ s ^ (s - (s >> 15u));
@@ -116,19 +110,7 @@ def search():
 
 
 def kernel_text(body, fin, loads):
-    fin += """
-  shk[lid] = bk; shi[lid] = bi;
-  workgroupBarrier();
-  for (var h = 128u; h > 0u; h >>= 1u) {
-    if (lid < h) {
-      let k1 = shk[lid + h]; let i1 = shi[lid + h];
-      if (k1 > bk || (k1 == bk && i1 < bi)) { bk = k1; bi = i1; }
-      shk[lid] = bk; shi[lid] = bi;
-    }
-    workgroupBarrier();
-  }
-  if (lid == 0u) { dst[gi] = bk ^ bi; }
-"""
+    fin += TREE
     return HDR + f"""
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{

@@ -6,15 +6,9 @@ float16 packed) + the workgroup tree; time vs size. `alu.py IMPL OUT.json` -> al
 import json
 
 import numpy as np
-from harness import SMALL, MiB, Probe, args
+from harness import HEAD, SMALL, TREE, MiB, Probe, args
 
-HDR = """
-struct P { n: u32, chunk: u32, gx: u32, ng: u32 }
-@group(0) @binding(0) var<uniform> u: P;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-const NONE = 0xFFFFFFFFu;
-fn f32_key(b: u32) -> u32 {
+HDR = HEAD + """fn f32_key(b: u32) -> u32 {
   let c = select(b, 0u, b == 0x80000000u);
   return select(c | 0x80000000u, ~c, (c & 0x80000000u) != 0u);
 }
@@ -112,19 +106,7 @@ def kernel(work, tree):
             h //= 2
         fin += "  if (lid == 0u) { dst[gi] = bk ^ bi; }\n"
     elif tree:
-        fin += """
-  shk[lid] = bk; shi[lid] = bi;
-  workgroupBarrier();
-  for (var h = 128u; h > 0u; h >>= 1u) {
-    if (lid < h) {
-      let k1 = shk[lid + h]; let i1 = shi[lid + h];
-      if (k1 > bk || (k1 == bk && i1 < bi)) { bk = k1; bi = i1; }
-      shk[lid] = bk; shi[lid] = bi;
-    }
-    workgroupBarrier();
-  }
-  if (lid == 0u) { dst[gi] = bk ^ bi; }
-"""
+        fin += TREE
     else:
         fin += "\n  if ((bk ^ bi) == 0x12345u) { dst[gi] = bi; }\n"
     SGARGS = (

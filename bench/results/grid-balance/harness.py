@@ -83,6 +83,31 @@ class Probe:
         return float(np.median(ts))
 
 
+# The probes' bindings (the uniform P, the u32 words read and written) and "no index".
+HEAD = """
+struct P { n: u32, chunk: u32, gx: u32, ng: u32 }
+@group(0) @binding(0) var<uniform> u: P;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+const NONE = 0xFFFFFFFFu;
+"""
+# The probes' workgroup tree at the end: each thread's (bk, bi) through shk/shi (256 entries
+# each), the best (larger key, then smaller index) to dst[gi].
+TREE = """
+  shk[lid] = bk; shi[lid] = bi;
+  workgroupBarrier();
+  for (var h = 128u; h > 0u; h >>= 1u) {
+    if (lid < h) {
+      let k1 = shk[lid + h]; let i1 = shi[lid + h];
+      if (k1 > bk || (k1 == bk && i1 < bi)) { bk = k1; bi = i1; }
+      shk[lid] = bk; shi[lid] = bi;
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) { dst[gi] = bk ^ bi; }
+"""
+
+
 def args() -> tuple[str, str, list[str]]:
     """(implementation, output JSON path, the rest of the command line)."""
     return sys.argv[1], sys.argv[2], sys.argv[3:]
