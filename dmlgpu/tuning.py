@@ -343,6 +343,15 @@ NONZERO_ROUNDS_UNROLL = 4
 # Values one workgroup of the scan pass sums (16 per thread): 4096 tiles (2^26 float32
 # elements) in one dispatch; every further level costs a dispatch (about 6 us on the H200).
 NONZERO_SCAN_SPAN = 4096
+# Where one scan level holds every tile (1 to SCAN_SPAN tiles), the scatter pass sums the
+# counts of the tiles before its own instead (each workgroup: SCAN_SPAN / WG loads a thread
+# and a workgroup sum), and its first workgroup writes the count: no scan dispatch. H200,
+# wgpu-native, 2026-11-26, the NonZero grid's ranks 1 and 4, ten dtypes x five densities,
+# GPU us, scan -> fused, same run (bench/results/nonzero-fused/h200-wgpu-fused-ab1.json):
+# median -1.2 us, 16- to 64-bit types 0 to -6 us everywhere (dense rank 4 -4 to -6), but
+# 8-bit types +2 to +3 us at densities 0-0.1: their sparse tiles' workgroups, which had
+# returned after reading the tile count, summed the counts too. They now return first.
+NONZERO_FUSED_SCAN = True
 # TILE_LOADS swept on the H100 (wgpu-native, 2^24 elements, GPU ms, same run; `python -m
 # bench.tuning_sweep`, bench/results/nonzero-tuning/h100-wgpu-sweep.json): density 1, rank
 # 1, float16 / float32 / int64: 0.158 / 0.151 / 0.175 as set; 16: 0.138 / 0.153 / 0.175

@@ -337,14 +337,41 @@ def test_scatter_scan_bound(dev, monkeypatch):
 
 @pytest.mark.parametrize("span, levels", [(2, 5), (4, 3), (8, 2), (64, 1)])
 @pytest.mark.parametrize("density", [0.0005, 0.5])
-def test_scan_levels(dev, monkeypatch, span, levels, density):
-    """23 tiles: segments of 2 need levels of 23, 12, 6, 3 and 2 values."""
+@pytest.mark.parametrize("fused", [False, True])
+def test_scan_levels(dev, monkeypatch, span, levels, density, fused):
+    """23 tiles: segments of 2 need levels of 23, 12, 6, 3 and 2 values; one level of 64
+    is folded into the scatter pass where NONZERO_FUSED_SCAN is on (no scan dispatch)."""
     shrunk(monkeypatch, span)
+    monkeypatch.setattr(tuning, "NONZERO_FUSED_SCAN", fused)
     rng = rng_for("levels", span, density)
     x = sample(rng, (23 * 8192 - 100,), "int64", density)
     x[8191] = x[8192] = x[4 * 8192] = x[-1] = 1  # tile and segment boundaries
     op = run_uncached(dev, x)
-    assert op.plan.notes["scan_levels"] == levels
+    folded = fused and levels == 1
+    assert op.plan.notes["scan_levels"] == (0 if folded else levels)
+    scans = [s for s in op.plan.steps if s.template == "nonzero_scan.wgsl.j2"]
+    assert len(scans) == (0 if folded else levels)
+
+
+@pytest.mark.parametrize("tiles", [1, 31, 32, 33, 300, 512, 513])
+@pytest.mark.parametrize("density", [0.0, 0.0005, 0.5, 1.0])
+def test_fused_scan(dev, monkeypatch, tiles, density):
+    """The scan folded into the scatter (NONZERO_FUSED_SCAN): workgroups of 32 threads and
+    tiles of one 1024-element block, so that 300 tiles take 10 of a thread's 16 loads; up
+    to 512 tiles (the span) fused, 513 through two scan levels. Every tile's offset and
+    the count (workgroup 0's sum of every tile; 0 where all are zero) exact."""
+    shrunk(monkeypatch, 512)
+    monkeypatch.setattr(tuning, "NONZERO_WG", 32)
+    rng = rng_for("fused", tiles, density)
+    x = sample(rng, (tiles * 1024 - 7,), "int64", density)
+    if density:
+        x[min(1023, x.size - 1)] = x[-1] = 1  # tile boundaries
+        x[rng.integers(0, x.size, 3)] = 0
+    op = run_uncached(dev, x)
+    scatter = op.plan.steps[-1]
+    assert scatter.template == "nonzero_scatter.wgsl.j2"
+    assert scatter.variables["fused_items"] == (16 if tiles <= 512 else 0)
+    assert op.plan.notes["scan_levels"] == (0 if tiles <= 512 else 2)
 
 
 def test_grid_past_dispatch_limit(dev, monkeypatch):

@@ -4,7 +4,9 @@ Stream compaction by reduce-then-scan over tiles, three kinds of dispatch in one
 1. count (nonzero_count): per tile of the input, a bit mask of its non-zero elements and
    their number; the only pass that reads the input (once, coalesced).
 2. scan (nonzero_scan): exclusive prefix sums of the tile counts, one dispatch per level
-   of a hierarchy; the top level writes the total to the count output.
+   of a hierarchy; the top level writes the total to the count output. Where one level
+   holds every tile (tuning.NONZERO_FUSED_SCAN), no scan dispatch: each scatter workgroup
+   sums the counts of the tiles before its own, and the first writes the total.
 3. scatter (nonzero_scatter): per mask block, the coordinates of its non-zeros from its
    offset on (the tile's, plus its earlier blocks' popcounts), in row-major order; a tile
    of few non-zeros is written by one workgroup. Reads the masks (1 bit per element), not
@@ -112,7 +114,9 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
         steps.append(planmod.Step("nonzero_count.wgsl.j2",
                                   dict(dt=dt, strided=strided, tile_blocks=tile_blocks, wg=wg),
                                   dict(params, n_groups=n_tiles), n_tiles, "input", "scratch"))
-    for level, n in enumerate(levels):
+    # one scan level of at least one tile: the scatter sums its earlier tiles' counts itself
+    fused = tuning.NONZERO_FUSED_SCAN and 1 <= n_tiles <= span
+    for level, n in enumerate([] if fused else levels):
         groups = max(1, _ceil(n, span))
         steps.append(planmod.Step("nonzero_scan.wgsl.j2", dict(wg=wg, items=_ceil(span, wg)),
                                   dict(params, scan_level=level, n_groups=groups), groups,
@@ -122,11 +126,13 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
         steps.append(planmod.Step("nonzero_scatter.wgsl.j2",
                                   dict(P=dt.per_word, tile_blocks=tile_blocks, nr=n_coords,
                                        stage=tuning.NONZERO_STAGE,
-                                       unroll=tuning.NONZERO_ROUNDS_UNROLL, wg=wg),
+                                       unroll=tuning.NONZERO_ROUNDS_UNROLL, wg=wg,
+                                       fused_items=_ceil(span, wg) if fused else 0),
                                   dict(params, n_groups=blocks), blocks, "scratch",
                                   "coordinates"))
     return planmod.Plan(steps, scratch_words * 4, dict(
-        strided=strided, tiles=n_tiles, tile_elements=tile, scan_levels=len(levels)))
+        strided=strided, tiles=n_tiles, tile_elements=tile,
+        scan_levels=0 if fused else len(levels)))
 
 
 class CompiledNonZeroCoordinates(base.CompiledOp):
@@ -199,13 +205,15 @@ class CompiledNonZeroCoordinates(base.CompiledOp):
         for step in p.steps:
             src, in_off = bound[step.source]
             dst, out_off = bound[step.sink]
-            extra = []
+            extra, runtime = [], {}
             if step.template == "nonzero_scan.wgsl.j2":  # the top level writes the count
                 extra, out_off = k_wins, k_off
+            elif step.variables.get("fused_items"):  # so does the scatter's first workgroup
+                extra, runtime = k_wins, dict(aux0=k_off)
             pipeline, layout = dev.pipelines.get(step.template, **step.variables,
                                                  n_in_win=len(src), n_out_win=len(dst))
             params = planmod.pack_uniform(step.params, in_offset=in_off, out_offset=out_off,
-                                          win_words=win_words)
+                                          win_words=win_words, **runtime)
             result.append(dispatch.Launch(pipeline, layout, src + dst + extra, params,
                                           step.n_groups))
         return result
