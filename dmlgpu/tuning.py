@@ -893,6 +893,19 @@ TOPK_WIDE_RANK_OCTAVES = 4
 # Its bins (a power of two; their counts share the radix selects' histogram, which grows to
 # this many words).
 TOPK_WIDE_RANK_BINS = 512
+# Rows (chunks) of at most DENSE_SHARE x K: T lies in the bulk of the values rather than in
+# their tail, where 4 octaves below the greatest key - T crowd most candidates into the top
+# octave's few bins (float keys are nearly logarithmic: normal rows of 2048 at K = 1024 cost
+# 18 / 138 per K (float16 / float32) with 512 bins in 4 octaves, 11 / 64 in 2, simulated),
+# so too many rows took the radix select and the sort. There: DENSE_OCTAVES, and RANK_COST
+# times DENSE_COST_SCALE. H200, wgpu-native, 2026-11-26, 2^26 elements, time over a copy's,
+# default -> 2 octaves with RANK_COST 64 everywhere (bench/results/topk-wide-rows/h200-wgpu-
+# rank-bins.json): float16 rows of 2048 K = 1024 20.61 -> 17.38, float32 11.68 -> 11.45;
+# K = 128 over rows of 512 / 2048 / 8192 and K = 1024 over 8192 within -0.2% / +2.7% (1
+# octave alike: 17.58 / 11.45; 1024 bins lose occupancy: rows of 512 K = 128 12.1 -> 20.9).
+TOPK_WIDE_DENSE_SHARE = 4
+TOPK_WIDE_DENSE_OCTAVES = 2
+TOPK_WIDE_DENSE_COST_SCALE = 2
 # Lanes (log2) the "wide" sort's windows span where the device has subgroups (32 lanes on
 # NVIDIA; fewer where its subgroups are smaller).
 TOPK_WIDE_LANE_BITS = 5

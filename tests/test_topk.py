@@ -1159,6 +1159,11 @@ def test_wide_sorts(tuned, dtype, lanes, sort):
     for direction in ("decreasing", "increasing"):
         for k in (300, 1000):
             check(x, k, -1, direction, strategy="wide", device=d)
+    # rows of at most 4K (TOPK_WIDE_DENSE_SHARE): T in the bulk of the values, 2 octaves
+    dense = x[:, :2049]
+    for direction in ("decreasing", "increasing"):
+        notes = check(dense, 600, -1, direction, strategy="wide", device=d)
+        assert notes["wide_octaves"] == 2 and notes["wide_slots"] == 1024
     bitonic = bitonic_flags(x, 300, device=d)
     if sort == "bitonic":
         assert list(bitonic) == [1, 1, 1, 1]
@@ -1169,6 +1174,13 @@ def test_wide_sorts(tuned, dtype, lanes, sort):
     if np.dtype(dtype).kind in "iu" and dtype != "uint8":
         y, k = octave_rows(dtype, 3000)
         check(y[:1], k, -1, "decreasing", strategy="wide", device=d)
+        check(y[1:], k, -1, "increasing", strategy="wide", device=d)
+        if sort == "ranked":
+            assert bitonic_flags(y[:1], k, device=d)[0] == 0
+            assert bitonic_flags(y[1:], k, "increasing", device=d)[0] == 0
+        # the dense rows' 2 octaves: rows of 2K (to a power of two) + 10
+        y, k = octave_rows(dtype, (1 << (2 * k - 1).bit_length()) + 10)
+        assert check(y[:1], k, -1, "decreasing", strategy="wide", device=d)["wide_octaves"] == 2
         check(y[1:], k, -1, "increasing", strategy="wide", device=d)
         if sort == "ranked":
             assert bitonic_flags(y[:1], k, device=d)[0] == 0

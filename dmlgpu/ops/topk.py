@@ -695,7 +695,12 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     # step 5's ranked entries at most (a multiple of 32: the slots' swizzle), its bins
     stage = slots + _ceil(tuning.TOPK_WIDE_STAGE_MARGIN, 32) * 32
     rank_bins = _pow2_floor(max(tuning.TOPK_WIDE_RANK_BINS, 32))
-    octaves = _pow2_floor(min(max(tuning.TOPK_WIDE_RANK_OCTAVES, 1), rank_bins // 2))
+    octaves, rank_cost = tuning.TOPK_WIDE_RANK_OCTAVES, tuning.TOPK_WIDE_RANK_COST
+    if k * tuning.TOPK_WIDE_DENSE_SHARE >= (tile if chunked else n):
+        # the K best a large share of the row: T lies in the bulk of its values
+        octaves = tuning.TOPK_WIDE_DENSE_OCTAVES
+        rank_cost *= tuning.TOPK_WIDE_DENSE_COST_SCALE
+    octaves = _pow2_floor(min(max(octaves, 1), rank_bins // 2))
     fixed = 4 * (max(bins, rank_bins) + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
     if (4 * max(cap, stage * (dt.key_words + 1)) + fixed > smem or slots // wg > 16 or bins < wg
             or buckets // wg > 16 or _ceil(cap, wg) > 32):
@@ -714,7 +719,7 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
         dict(binds=(("input", "cout") if chunked else out_binds) + ("ctl",), wg=wg,
              unroll=unroll, buckets=buckets, cap=cap, slots=slots, sort_e=sort_e,
              # (the kernel's bound RANK_COST x K stays within 32 bits)
-             rank_cost=min(tuning.TOPK_WIDE_RANK_COST, (1 << 32) // slots - 1), stage=stage,
+             rank_cost=min(rank_cost, (1 << 32) // slots - 1), stage=stage,
              octaves=octaves, rank_bins=rank_bins,
              sg_bits=lanes, bins=bins, passes=passes, sel_passes=sel_passes,
              sink="cands" if chunked else "output", packed=packed),
@@ -726,7 +731,8 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
         rounds = bitonic_rounds(log_n, log_e)
         transfers = 1 + sum(a[0] != b[0] for a, b in zip(rounds, rounds[1:], strict=False))
     notes.update(buckets=buckets, wide_wg=wg, wide_cap=cap, wide_slots=slots, wide_e=sort_e,
-                 wide_lane_bits=lanes, wide_transfers=transfers, packed=packed)
+                 wide_lane_bits=lanes, wide_transfers=transfers, packed=packed,
+                 wide_octaves=octaves)
     return True
 
 
