@@ -334,6 +334,9 @@ NONZERO_TILE_LOADS = 64
 # 0.107 vs 0.090 ms staged). Rounds at every density but staging by each thread's own set
 # bits, uncoalesced, lost 2-4x at density 0.5 (h100-wgpu-setbits.json).
 NONZERO_STAGE = 1024
+# The scatter's workgroup arrays in one (its column words, the scan, the stage and a sparse
+# tile's list in turn at its start): 6 KiB instead of 10 a workgroup (WG 256, STAGE 1024).
+NONZERO_SCATTER_POOL = True
 # Rounds per iteration of the scatter's dense loop (their workgroup-memory loads issued
 # together). H100, wgpu-native, 36 points (bench/results/nonzero-scatter/h100-wgpu-
 # unroll.json), float32 rank 1 density 0.5 / 1 and rank 4 density 1, GPU ms: 1 0.090 /

@@ -314,12 +314,15 @@ BLOCK_COUNTS = [1024, 1025, 0, 300, 8192, 1, 4000, 1023, 2, 257, 5000, 1024]
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "uint8", "int64"])
 @pytest.mark.parametrize("stage", [0, 1024])
-def test_scatter_block_paths(dev, monkeypatch, dtype, stage):
+@pytest.mark.parametrize("pool", [True, False])
+def test_scatter_block_paths(dev, monkeypatch, dtype, stage, pool):
     """The scatter's two ways through a block of a dense tile: staged (at most
     NONZERO_STAGE non-zeros) and rounds (more; every block when the stage is 0). Blocks of
     the counts above, so that tiles of 8 (uint8), 4 (float16), 2 (float32) and 1 (int64)
-    blocks mix both ways and each block's offset adds its tile's earlier blocks."""
+    blocks mix both ways and each block's offset adds its tile's earlier blocks. `pool`:
+    the workgroup arrays in one (NONZERO_SCATTER_POOL) or apart."""
     monkeypatch.setattr(tuning, "NONZERO_STAGE", stage)
+    monkeypatch.setattr(tuning, "NONZERO_SCATTER_POOL", pool)
     block = 32 * tuning.NONZERO_WG
     rng = rng_for("block-paths", dtype, stage)
     x = zero_values(rng, len(BLOCK_COUNTS) * block, dtype)
@@ -355,13 +358,15 @@ def test_scan_levels(dev, monkeypatch, span, levels, density, fused):
 
 @pytest.mark.parametrize("tiles", [1, 31, 32, 33, 300, 512, 513])
 @pytest.mark.parametrize("density", [0.0, 0.0005, 0.5, 1.0])
-def test_fused_scan(dev, monkeypatch, tiles, density):
+@pytest.mark.parametrize("pool", [True, False])
+def test_fused_scan(dev, monkeypatch, tiles, density, pool):
     """The scan folded into the scatter (NONZERO_FUSED_SCAN): workgroups of 32 threads and
     tiles of one 1024-element block, so that 300 tiles take 10 of a thread's 16 loads; up
     to 512 tiles (the span) fused, 513 through two scan levels. Every tile's offset and
     the count (workgroup 0's sum of every tile; 0 where all are zero) exact."""
     shrunk(monkeypatch, 512)
     monkeypatch.setattr(tuning, "NONZERO_WG", 32)
+    monkeypatch.setattr(tuning, "NONZERO_SCATTER_POOL", pool)
     rng = rng_for("fused", tiles, density)
     x = sample(rng, (tiles * 1024 - 7,), "int64", density)
     if density:

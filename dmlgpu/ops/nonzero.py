@@ -127,7 +127,8 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
                                   dict(P=dt.per_word, tile_blocks=tile_blocks, nr=n_coords,
                                        stage=tuning.NONZERO_STAGE,
                                        unroll=tuning.NONZERO_ROUNDS_UNROLL, wg=wg,
-                                       fused_items=_ceil(span, wg) if fused else 0),
+                                       fused_items=_ceil(span, wg) if fused else 0,
+                                       pool=tuning.NONZERO_SCATTER_POOL),
                                   dict(params, n_groups=blocks), blocks, "scratch",
                                   "coordinates"))
     return planmod.Plan(steps, scratch_words * 4, dict(
