@@ -335,8 +335,16 @@ NONZERO_TILE_LOADS = 64
 # bits, uncoalesced, lost 2-4x at density 0.5 (h100-wgpu-setbits.json).
 NONZERO_STAGE = 1024
 # The scatter's workgroup arrays in one (its column words, the scan, the stage and a sparse
-# tile's list in turn at its start): 6 KiB instead of 10 a workgroup (WG 256, STAGE 1024).
-NONZERO_SCATTER_POOL = True
+# tile's list in turn at its start): 6 KiB instead of 10 a workgroup (WG 256, STAGE 1024),
+# for coordinates of at most this many columns (0: never). H100 (the lent device gave one),
+# wgpu-native, 2026-11-26, 2^24 elements, ten dtypes x five densities, GPU us, apart -> in
+# one, same run (bench/results/nonzero-fused/h100-wgpu-pool-ab.json): rank 1 -0.1 to -3.9
+# at every density, rank 4 -0.2 to -6.5 at densities 0-0.1 but +0.5 to +7.5 at 0.5 and
+# +4.5 to +15.3 at 1 (more workgroups an SM writing four coordinates an element); the grids
+# before and after (h100-wgpu-nonzero-{fused,pool}.json, two runs): ranks 2 and 3 -0.2 to
+# -4.4 but rank 3 at density 1 +0.8 to +2.7. A STAGE of 512 in the pool (4 KiB) lost
+# 3.5-12 us at density 0.1.
+NONZERO_SCATTER_POOL_MAX_COORDS = 3
 # Rounds per iteration of the scatter's dense loop (their workgroup-memory loads issued
 # together). H100, wgpu-native, 36 points (bench/results/nonzero-scatter/h100-wgpu-
 # unroll.json), float32 rank 1 density 0.5 / 1 and rank 4 density 1, GPU ms: 1 0.090 /
@@ -353,7 +361,10 @@ NONZERO_SCAN_SPAN = 4096
 # GPU us, scan -> fused, same run (bench/results/nonzero-fused/h200-wgpu-fused-ab1.json):
 # median -1.2 us, 16- to 64-bit types 0 to -6 us everywhere (dense rank 4 -4 to -6), but
 # 8-bit types +2 to +3 us at densities 0-0.1: their sparse tiles' workgroups, which had
-# returned after reading the tile count, summed the counts too. They now return first.
+# returned after reading the tile count, summed the counts too. They now return first:
+# again (H100, same conditions, h100-wgpu-fused-ab2.json) median -1.6 us, 8-bit -0.2 to
+# -6.9 but two points at density 0.1 (+2.4), 32-bit +0.2 to +2.3 at six points of densities
+# 0.1-0.5 and -0.4 to -5.0 at the rest.
 NONZERO_FUSED_SCAN = True
 # TILE_LOADS swept on the H100 (wgpu-native, 2^24 elements, GPU ms, same run; `python -m
 # bench.tuning_sweep`, bench/results/nonzero-tuning/h100-wgpu-sweep.json): density 1, rank

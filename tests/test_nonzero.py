@@ -320,15 +320,23 @@ def test_scatter_block_paths(dev, monkeypatch, dtype, stage, pool):
     NONZERO_STAGE non-zeros) and rounds (more; every block when the stage is 0). Blocks of
     the counts above, so that tiles of 8 (uint8), 4 (float16), 2 (float32) and 1 (int64)
     blocks mix both ways and each block's offset adds its tile's earlier blocks. `pool`:
-    the workgroup arrays in one (NONZERO_SCATTER_POOL) or apart."""
+    the workgroup arrays in one (NONZERO_SCATTER_POOL_MAX_COORDS) or apart."""
     monkeypatch.setattr(tuning, "NONZERO_STAGE", stage)
-    monkeypatch.setattr(tuning, "NONZERO_SCATTER_POOL", pool)
+    monkeypatch.setattr(tuning, "NONZERO_SCATTER_POOL_MAX_COORDS", 8 if pool else 0)
     block = 32 * tuning.NONZERO_WG
     rng = rng_for("block-paths", dtype, stage)
     x = zero_values(rng, len(BLOCK_COUNTS) * block, dtype)
     for b, n in enumerate(BLOCK_COUNTS):
         x[b * block + rng.choice(block, n, replace=False)] = nonzero_values(rng, n, dtype)
     run_uncached(dev, x.reshape(len(BLOCK_COUNTS), 128, 64))
+
+
+def test_scatter_pool_by_coordinates(dev):
+    """The scatter's arrays in one for coordinates of up to 3 columns, apart for more."""
+    for shape, pool in (((70000,), True), ((50, 40, 30), True), ((10, 9, 8, 7), False)):
+        x = sample(rng_for("pool", len(shape)), shape, "float32", 0.7)
+        op = run_uncached(dev, x)
+        assert op.plan.steps[-1].variables["pool"] == pool
 
 
 def test_scatter_scan_bound(dev, monkeypatch):
@@ -366,7 +374,7 @@ def test_fused_scan(dev, monkeypatch, tiles, density, pool):
     the count (workgroup 0's sum of every tile; 0 where all are zero) exact."""
     shrunk(monkeypatch, 512)
     monkeypatch.setattr(tuning, "NONZERO_WG", 32)
-    monkeypatch.setattr(tuning, "NONZERO_SCATTER_POOL", pool)
+    monkeypatch.setattr(tuning, "NONZERO_SCATTER_POOL_MAX_COORDS", 8 if pool else 0)
     rng = rng_for("fused", tiles, density)
     x = sample(rng, (tiles * 1024 - 7,), "int64", density)
     if density:

@@ -128,7 +128,7 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
                                        stage=tuning.NONZERO_STAGE,
                                        unroll=tuning.NONZERO_ROUNDS_UNROLL, wg=wg,
                                        fused_items=_ceil(span, wg) if fused else 0,
-                                       pool=tuning.NONZERO_SCATTER_POOL),
+                                       pool=n_coords <= tuning.NONZERO_SCATTER_POOL_MAX_COORDS),
                                   dict(params, n_groups=blocks), blocks, "scratch",
                                   "coordinates"))
     return planmod.Plan(steps, scratch_words * 4, dict(
