@@ -4,8 +4,11 @@ Shape grids per operator (the grids are data, below), each point timed on the GP
 (timestamp queries, the benchmark's policy), checked against numpy, set beside the copy
 kernel's bandwidth at the same input bytes and torch's time where torch has the operation.
 The summary quotes the WORST point of each grid: the lowest fraction of the copy kernel's
-bandwidth and the lowest torch ratio. --plot writes one heatmap per operator and dtype
-(F-<op>-<dtype>.png). --quick shrinks every grid to sizes lavapipe runs in seconds.
+bandwidth and the lowest torch ratio; then each grid against the goals of issue 20 (GOALS:
+how many points meet each, and the point furthest from it). --plot writes one heatmap per
+operator and dtype (F-<op>-<dtype>.png). --quick shrinks every grid to sizes lavapipe runs
+in seconds. `python -m bench.surface FILE.json ...` prints the summary of saved runs again
+(recounted from their points, under the goals as they are now).
 """
 
 from __future__ import annotations
@@ -253,7 +256,7 @@ class Surface:
         for g in grids or GRIDS:
             getattr(self, g)()
         return {"points": self.points, "worst": worst(self.points),
-                "seconds": time.perf_counter() - t0}
+                "goals": goals(self.points), "seconds": time.perf_counter() - t0}
 
 
 # -- checks (exact, against numpy; full-size points check a few rows) ------------------------
@@ -319,6 +322,41 @@ def _out_nbytes(outs) -> int:
     return sum(t.nbytes for t in (outs if isinstance(outs, (tuple, list)) else (outs,)))
 
 
+# The goals each grid's points are held to (issue 20): (measure, "min" or "max", bound,
+# what it says, the points it applies to). Measures: the record's torch_ratio (torch's
+# time over ours), copy_fraction (bandwidth over the copy kernel's) and copy_time_ratio
+# (time over a copy of the input's bytes).
+GOALS = {
+    "topk": [("torch_ratio", "min", 2.0, "at least 2x torch.topk", None),
+             ("copy_time_ratio", "max", 2.0, "K <= 8: at most 2x a copy's time",
+              lambda p: p["k"] <= 8)],
+    "argmax": [("copy_fraction", "min", 0.85, "2^24 elements or more: 85% of a copy's "
+                "bandwidth", lambda p: math.prod(p["shape"]) >= 1 << 24)],
+    "hardmax": [("copy_time_ratio", "max", 1.3, "at most 1.3x a copy's time", None)],
+    "nonzero": [("torch_ratio", "min", 1.5, "at least 1.5x torch.nonzero", None)],
+}
+GOALS["argmin"] = GOALS["argmax"]
+
+
+def goals(points) -> dict:
+    """Per (grid, dtype) and goal: the points it applies to that have the measure, how many
+    meet it, and the one furthest from it."""
+    out = {}
+    for p in points:
+        for measure, side, bound, text, applies in GOALS.get(p["grid"], ()):
+            g = out.setdefault(f"{p['grid']}/{p['dtype']}", {}).setdefault(
+                text, {"measure": measure, "bound": bound, "points": 0, "met": 0})
+            v = p.get(measure) if p["status"] == "ok" else None
+            if v is None or math.isnan(v) or (applies is not None and not applies(p)):
+                continue
+            g["points"] += 1
+            g["met"] += v >= bound if side == "min" else v <= bound
+            if "worst" not in g or (v < g["worst"][measure] if side == "min"
+                                    else v > g["worst"][measure]):
+                g["worst"] = _brief(p)
+    return out
+
+
 def worst(points) -> dict:
     """Per (grid, dtype): the point of the lowest copy fraction and of the lowest torch
     ratio, and the counts."""
@@ -358,6 +396,17 @@ def report(result: dict) -> str:
             t = w["torch"]
             line += f"; worst torch ratio {t['torch_ratio']:.2f}x at {_where(t)}"
         lines.append(line)
+    lines.append("against the goals of issue 20 (points meeting each of those it applies to; "
+                 "the furthest from it)")
+    for key, gs in result.get("goals", {}).items():
+        for text, g in gs.items():
+            line = f"  {key}: {text}: {g['met']}/{g['points']}"
+            if not g["points"]:
+                line = f"  {key}: {text}: no point measured (no torch there, or none applies)"
+            elif "worst" in g:
+                w = g["worst"]
+                line += f"; furthest {w[g['measure']]:.2f} at {_where(w)}"
+            lines.append(line)
     return "\n".join(lines)
 
 
@@ -426,3 +475,21 @@ def plot(result: dict, prefix: str) -> list[str]:
         plt.close(fig)
         written.append(path)
     return written
+
+
+def summary(paths) -> str:
+    """The summary of saved runs (their JSON), recounted from their points."""
+    import json
+
+    out = []
+    for path in paths:
+        with open(path) as f:
+            pts = json.load(f)["points"]
+        out += [f"{path}:", report({"worst": worst(pts), "goals": goals(pts)})]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(summary(sys.argv[1:]))

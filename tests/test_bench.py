@@ -3,6 +3,7 @@ wrong-result path, and the pieces that the GPU machine relies on without being a
 check them there (the ONNX encoder, the TopK reference). No timing assertions."""
 
 import dataclasses
+import importlib
 import json
 import math
 import sys
@@ -14,6 +15,7 @@ from dmlgpu.__main__ import load_bench, main
 
 bench = load_bench()  # dmlgpu.bench: installed, or bench/ of a source checkout
 bcases, cli, onnx_model = bench.cases, bench.cli, bench.onnx_model
+surface = importlib.import_module(f"{bench.__name__}.surface")
 
 FAST = ["--quick", "--repeats", "3", "--warmup", "1"]
 
@@ -310,6 +312,35 @@ def test_steps_and_tuning_sweep_tools_run(capsys):
     assert pts[2]["notes"]["chunks"] == 2 and tuning.TOPK_ROWS_CHUNK_BELOW_ROWS == before
 
 
+def test_surface_goals():
+    """Each grid's points against the issue's goals: where a goal applies (TopK's copy
+    bound at K <= 8 only, ArgMax's from 2^24 elements), which side is good, points without
+    the measure (no torch) or not ok left out, the furthest point kept."""
+    def pt(grid, status="ok", **kw):
+        return dict(grid=grid, dtype="float32", status=status, **kw)
+    pts = [pt("topk", k=8, torch_ratio=2.5, copy_time_ratio=2.1),
+           pt("topk", k=32, torch_ratio=1.9, copy_time_ratio=9.0),
+           pt("topk", k=1, torch_ratio=float("nan"), copy_time_ratio=1.5),
+           pt("topk", "wrong", k=1, torch_ratio=0.1, copy_time_ratio=0.1),
+           pt("argmax", shape=[1 << 12, 1 << 12], copy_fraction=0.9),
+           pt("argmax", shape=[1 << 12, 1 << 11], copy_fraction=0.1),
+           pt("argmin", shape=[1 << 24], copy_fraction=0.84),
+           pt("hardmax", copy_time_ratio=1.31), pt("nonzero")]
+    g = surface.goals(pts)
+    top = g["topk/float32"]["at least 2x torch.topk"]
+    assert (top["points"], top["met"], top["worst"]["torch_ratio"]) == (2, 1, 1.9)
+    copy = g["topk/float32"]["K <= 8: at most 2x a copy's time"]
+    assert (copy["points"], copy["met"], copy["worst"]["copy_time_ratio"]) == (2, 1, 2.1)
+    arg = g["argmax/float32"]["2^24 elements or more: 85% of a copy's bandwidth"]
+    assert (arg["points"], arg["met"]) == (1, 1)  # (the 2^23-element point not counted)
+    assert g["argmin/float32"]["2^24 elements or more: 85% of a copy's bandwidth"]["met"] == 0
+    assert g["hardmax/float32"]["at most 1.3x a copy's time"]["met"] == 0
+    assert g["nonzero/float32"]["at least 1.5x torch.nonzero"]["points"] == 0
+    text = surface.report({"worst": {}, "goals": g})
+    assert "topk/float32: at least 2x torch.topk: 1/2; furthest 1.90 at k=32" in text
+    assert "nonzero/float32: at least 1.5x torch.nonzero: no point measured" in text
+
+
 def test_surface_quick(tmp_path, capsys):
     """`dmlgpu bench --surface --quick`: every grid point right (checked against numpy),
     the JSON and one heatmap per operator and dtype written, the worst points quoted."""
@@ -318,9 +349,11 @@ def test_surface_quick(tmp_path, capsys):
     assert main(["bench", "--surface", "--quick", "--peers", "none", "--json", str(out),
                  "--plot", str(plot)]) == 0
     text = capsys.readouterr().out
-    assert "worst of copy" in text
+    assert "worst of copy" in text and "against the goals of issue 20" in text
     res = json.loads(out.read_text())
     assert all(p["status"] == "ok" for p in res["points"])
+    assert {k.split("/")[0] for k in res["goals"]} == {p["grid"] for p in res["points"]}
+    assert surface.summary([str(out)]).count("against the goals") == 1
     for p in res["points"]:
         # bandwidth counts the outputs (an argmax writes one 4-byte index per output; a
         # hardmax its input's bytes); the copy-time ratio is the same figure seen from
