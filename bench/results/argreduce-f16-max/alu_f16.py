@@ -99,11 +99,12 @@ def kernel(work):
     return kernel_text(body, fin, loads)
 
 
-def search():
-    """The first half of the tile equal to tm into bi."""
-    body = "      let v2 = vec2<f32>(tm, tm);\n"
+def search(lanes: str = "unpack2x16float(w{i})", vec: str = "vec2<f32>"):
+    """The first half of the tile equal to tm into bi (word i's halves: `lanes`, of type
+    `vec`)."""
+    body = f"      let v2 = {vec}(tm, tm);\n"
     for i in reversed(range(U)):
-        body += (f"      {{ let e = unpack2x16float(w{i}) == v2; "
+        body += (f"      {{ let e = {lanes.format(i=i)} == v2; "
                  f"bi = select(bi, (k + {256 * i}u) * 2u + 1u, e.y); "
                  f"bi = select(bi, (k + {256 * i}u) * 2u, e.x); }}\n")
     return body
@@ -125,7 +126,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 """
 
 
-if __name__ == "__main__":
+def run(kernel_of, works) -> None:
+    """Each work's kernel (kernel_of(work)) over 128 and 256 MiB of normal float16 (SMALL:
+    4 MiB), 64 and 128 KiB a workgroup: median microseconds, printed and to OUT.json."""
     impl, out_path, rest = args()
     sizes = [4] if SMALL else [128, 256]
     rng = np.random.default_rng(0)
@@ -135,11 +138,15 @@ if __name__ == "__main__":
     for s in sizes:
         nb = s * MiB
         rec = {"MiB": s}
-        for work in ("max", "f16", "f16u", "f16u-nonan", "f16s", "f16s-search", "f16t"):
+        for work in works:
             for cb in (65536, 131072):
-                p = probe.pipe(work, kernel(work))
+                p = probe.pipe(work, kernel_of(work))
                 rec[f"{work} {cb // 1024}K"] = probe.timed(p, nb, 1 << 20, [nb // 4, cb // 4],
                                                            nb // cb)
         print(json.dumps(rec), flush=True)
         out.append(rec)
     json.dump(out, open(out_path, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    run(kernel, ("max", "f16", "f16u", "f16u-nonan", "f16s", "f16s-search", "f16t"))

@@ -13,29 +13,14 @@ a tile, the workgroup tree at the end), on normal float16 data:
 - h16n: h16 without any NaN test (what the test costs).
 `PYTHONPATH=. python bench/results/argreduce-f16-native/alu_f16h.py IMPL OUT.json`."""
 
-import json
 import os
 import sys
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "argreduce-f16-max"))
-sys.path.insert(0, os.path.join(HERE, "..", "grid-balance"))
 import alu_f16  # noqa: E402
-from harness import SMALL, MiB, Probe, args  # noqa: E402
 
 U = alu_f16.U
-
-
-def h16_search():
-    """The first half of the tile equal to tm into bi."""
-    body = ""
-    for i in reversed(range(U)):
-        body += (f"      {{ let e = bitcast<vec2<f16>>(w{i}) == vec2<f16>(tm, tm); "
-                 f"bi = select(bi, (k + {256 * i}u) * 2u + 1u, e.y); "
-                 f"bi = select(bi, (k + {256 * i}u) * 2u, e.x); }}\n")
-    return body
 
 
 def kernel(work):
@@ -57,27 +42,11 @@ def kernel(work):
         cond = "false"
     body += f"    if ({cond} || tm == 0.0h) {{\n" + alu_f16.packed("keys")
     body += "      bv = 65504.0h;\n    } else if (tm > bv || bi == NONE) {\n"
-    body += "      bv = tm;\n" + h16_search() + "    }\n"
+    body += "      bv = tm;\n" + alu_f16.search("bitcast<vec2<f16>>(w{i})", "vec2<f16>") + "    }\n"
     text = alu_f16.kernel_text(body.replace("alu_nan_bits", "nan_bits"),
                                "bk = pack2x16float(vec2<f32>(f32(bv), 0.0));", loads)
     return "enable f16;\n" + text.replace("var bv = 0.0;", "var bv = 0.0h;")
 
 
 if __name__ == "__main__":
-    impl, out_path, rest = args()
-    sizes = [4] if SMALL else [128, 256]
-    rng = np.random.default_rng(0)
-    words = rng.standard_normal(8 * MiB).astype(np.float16).view(np.uint32)
-    probe = Probe(impl, max(sizes) * MiB, 1 << 20, words)
-    out = []
-    for s in sizes:
-        nb = s * MiB
-        rec = {"MiB": s}
-        for work in ("max", "f16", "h16", "h16i", "h16n"):
-            for cb in (65536, 131072):
-                p = probe.pipe(work, kernel(work))
-                rec[f"{work} {cb // 1024}K"] = probe.timed(p, nb, 1 << 20, [nb // 4, cb // 4],
-                                                           nb // cb)
-        print(json.dumps(rec), flush=True)
-        out.append(rec)
-    json.dump(out, open(out_path, "w"), indent=1)
+    alu_f16.run(kernel, ("max", "f16", "h16", "h16i", "h16n"))
