@@ -443,6 +443,26 @@ def test_windows_scratch(windowed_dev):
     assert op.plan.partial_bytes > windowed_dev.window_bytes
 
 
+def test_fused_scan_leaves_the_count_a_binding(windowed_dev):
+    """The scatter that takes the scan's place binds the count too: coordinates that would
+    leave it no binding (or the one window more a view at an offset needs) keep the scan's
+    own dispatch; a little less and the scan is folded in. Both right, at offset 0 and at an
+    offset."""
+    budget, win = windowed_dev.max_storage_bindings, windowed_dev.window_bytes
+    seen = set()
+    for spare in range(4):
+        m = (budget - 2 - spare) * 1024 - 100  # coordinates in budget - 2 - spare windows
+        x = sample(rng_for("count binding", spare), (m + 50,), "float32", 0.7)
+        x[-1] = 1
+        op = run_uncached(windowed_dev, x[:m])
+        scratch = -(-op.plan.partial_bytes // win)
+        fits = (budget - 2 - spare) + 1 + scratch + 1 <= budget  # (+1: a view's extra window)
+        assert op.plan.notes["fused_scan"] == fits and op.plan.notes["tiles"] >= 1
+        seen.add(fits)
+        check(x[50:m + 50], dg.asarray(x, device=windowed_dev)[50:m + 50])
+    assert seen == {False, True}
+
+
 # -- the DirectML-style layer -------------------------------------------------------------
 
 def desc(sizes=(2, 3), count=(1,), coords=(6, 2), dtype="float32", count_dtype="uint32",

@@ -59,10 +59,12 @@ def coordinate_ranks(sizes) -> tuple[int, int]:
     return max(1, len(sizes) - lead), len(sizes)
 
 
-def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmod.Plan:
+def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides,
+         fuse_scan: bool = True) -> planmod.Plan:
     """Steps, scratch layout and grid of NonZeroCoordinates over a (sizes, strides) input.
 
     `out_strides`: element strides of the coordinates' row and column dimensions.
+    `fuse_scan`: the scatter may take the scan's place (it binds the count too).
     Tuning numbers are read here (not at import), so that tests may shrink them.
     """
     m = 1
@@ -115,7 +117,7 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
                                   dict(dt=dt, strided=strided, tile_blocks=tile_blocks, wg=wg),
                                   dict(params, n_groups=n_tiles), n_tiles, "input", "scratch"))
     # one scan level of at least one tile: the scatter sums its earlier tiles' counts itself
-    fused = tuning.NONZERO_FUSED_SCAN and 1 <= n_tiles <= span
+    fused = fuse_scan and tuning.NONZERO_FUSED_SCAN and 1 <= n_tiles <= span
     for level, n in enumerate([] if fused else levels):
         groups = max(1, _ceil(n, span))
         steps.append(planmod.Step("nonzero_scan.wgsl.j2", dict(wg=wg, items=_ceil(span, wg)),
@@ -133,7 +135,7 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides) -> planmo
                                   "coordinates"))
     return planmod.Plan(steps, scratch_words * 4, dict(
         strided=strided, tiles=n_tiles, tile_elements=tile,
-        scan_levels=0 if fused else len(levels)))
+        scan_levels=0 if fused else len(levels), fused_scan=fused))
 
 
 class CompiledNonZeroCoordinates(base.CompiledOp):
@@ -179,8 +181,15 @@ class CompiledNonZeroCoordinates(base.CompiledOp):
                 "input": _windows(_span_bytes(src.sizes, src.element_strides,
                                               self.dt.itemsize), device),
                 "coordinates": _windows(_span_bytes(sizes, crd.element_strides, 4), device)}
-        if max(wins["input"], wins["coordinates"]) + wins["scratch"] <= \
-                device.max_storage_bindings:
+        # a scatter that binds the count too must leave it a binding, and the coordinates
+        # one window more than at offset 0: else the scan keeps its own dispatch (the same
+        # scratch layout)
+        if (self.plan.notes["fused_scan"] and wins["coordinates"] + 1 + wins["scratch"] + 1
+                > device.max_storage_bindings):
+            self.plan = plan(src.sizes, src.element_strides, self.dt, sizes[-1],
+                             crd.element_strides[-2:], fuse_scan=False)
+        if max(wins["input"], wins["coordinates"] + self.plan.notes["fused_scan"]) + \
+                wins["scratch"] <= device.max_storage_bindings:
             for step in self.plan.steps:
                 device.pipelines.get(step.template, **step.variables,
                                      n_in_win=wins[step.source], n_out_win=wins[step.sink])
@@ -196,7 +205,7 @@ class CompiledNonZeroCoordinates(base.CompiledOp):
         c_off, c_wins = 0, []
         x_off, x_wins = 0, []
         if p.notes["tiles"]:
-            c_off, c_wins = base.bind(dev, coords, budget - len(s_wins),
+            c_off, c_wins = base.bind(dev, coords, budget - len(s_wins) - p.notes["fused_scan"],
                                       "outputs[1] (coordinates)")
             x_off, x_wins = base.bind(dev, x, budget - len(s_wins), "inputs[0]")
         bound = {"input": (x_wins, x_off), "scratch": (s_wins, 0), "": ([], 0),
