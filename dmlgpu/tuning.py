@@ -917,6 +917,11 @@ TOPK_WIDE_RANK_BINS = 512
 # rank-bins.json): float16 rows of 2048 K = 1024 20.61 -> 17.38, float32 11.68 -> 11.45;
 # K = 128 over rows of 512 / 2048 / 8192 and K = 1024 over 8192 within -0.2% / +2.7% (1
 # octave alike: 17.58 / 11.45; 1024 bins lose occupancy: rows of 512 K = 128 12.1 -> 20.9).
+# A trade on the data (bench/results/topk-wide-rows/bins_sim.py, rows of 2048, K = 1024,
+# cost per K with 4 -> 2 octaves): rows whose candidates straddle zero gain (normal float32
+# 152 -> 80, still past the bound for most rows; float16 20 -> 11), rows of one sign lose
+# (exponential 3.5 -> 4.6, lognormal 4.6 -> 7.7; both still ranked): the surface's rows are
+# normal. Choosing per row (2 octaves where T < 0 <= the greatest) is untried on the GPU.
 TOPK_WIDE_DENSE_SHARE = 4
 TOPK_WIDE_DENSE_OCTAVES = 2
 TOPK_WIDE_DENSE_COST_SCALE = 2
