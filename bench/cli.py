@@ -72,6 +72,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--grids", default="topk,argreduce,hardmax,nonzero", metavar="LIST",
                    help="with --surface: the grids to sweep (default: all of "
                         "topk,argreduce,hardmax,nonzero)")
+    p.add_argument("--dtypes", default="", metavar="LIST",
+                   help="with --surface: only these dtypes of each grid (default: all), "
+                        "e.g. to split a run across time limits")
     return p
 
 
@@ -224,7 +227,12 @@ def _surface(args, dev, runner, progress, peers, quick, reason, timer_note) -> i
     if bad := [g for g in grids if g not in surface.GRIDS]:
         return _fail(f"--grids: {', '.join(bad)} is not a grid (allowed: "
                      f"{', '.join(surface.GRIDS)})")
-    res = sweep.run(grids)
+    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()] or None
+    known = {d for g in grids for d in surface.GRID_DTYPES[g]}
+    if bad := [d for d in dtypes or () if d not in known]:
+        return _fail(f"--dtypes: {', '.join(bad)} is not a dtype of the grids "
+                     f"{', '.join(grids)} (allowed: {', '.join(sorted(known))})")
+    res = sweep.run(grids, dtypes)
     info = dev.info
     res.update(schema=SCHEMA, kind="surface", implementation=info["implementation"],
                device=info, sizes="quick" if quick else "full", sizes_reason=reason,

@@ -343,6 +343,23 @@ def test_surface_goals():
     assert "nonzero/float32: at least 1.5x torch.nonzero: no point measured" in text
 
 
+def test_surface_dtypes(tmp_path, capsys):
+    """`--dtypes` keeps each grid's points of those dtypes (a run split to fit a time
+    limit); a grid with none is skipped; a dtype none of the grids has is refused."""
+    out = tmp_path / "part.json"
+    assert main(["bench", "--surface", "--quick", "--peers", "none", "--grids",
+                 "hardmax,nonzero", "--dtypes", "float16,uint8", "--json", str(out)]) == 0
+    got = {(p["grid"], p["dtype"]) for p in json.loads(out.read_text())["points"]}
+    assert got == {("hardmax", "float16"), ("nonzero", "float16"), ("nonzero", "uint8")}
+    assert main(["bench", "--surface", "--quick", "--peers", "none", "--grids",
+                 "hardmax,nonzero", "--dtypes", "uint8", "--json", str(out)]) == 0
+    got = {(p["grid"], p["dtype"]) for p in json.loads(out.read_text())["points"]}
+    assert got == {("nonzero", "uint8")}  # (Hardmax has no uint8 grid: skipped)
+    assert main(["bench", "--surface", "--quick", "--grids", "topk",
+                 "--dtypes", "int64"]) != 0
+    assert "--dtypes: int64 is not a dtype of the grids topk" in capsys.readouterr().err
+
+
 def test_surface_quick(tmp_path, capsys):
     """`dmlgpu bench --surface --quick`: every grid point right (checked against numpy),
     the JSON and one heatmap per operator and dtype written, the worst points quoted."""
