@@ -408,13 +408,13 @@ def report(result: dict) -> str:
                  "the furthest from it)")
     for key, gs in result.get("goals", {}).items():
         for text, g in gs.items():
-            line = f"  {key}: {text}: {g['met']}/{g['points']}"
-            if not g["points"]:
-                line = f"  {key}: {text}: no point measured (no torch there, or none applies)"
-            elif "worst" in g:
+            if g["points"]:
                 w = g["worst"]
-                line += f"; furthest {w[g['measure']]:.2f} at {_where(w)}"
-            lines.append(line)
+                lines.append(f"  {key}: {text}: {g['met']}/{g['points']}; furthest "
+                             f"{w[g['measure']]:.2f} at {_where(w)}")
+            else:
+                lines.append(f"  {key}: {text}: no point measured (no torch there, or "
+                             "none applies)")
     return "\n".join(lines)
 
 

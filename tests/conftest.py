@@ -20,6 +20,21 @@ def dev():
     return dg.default_device()
 
 
+@pytest.fixture
+def default_limits_dev(dev):
+    """A device the user requested with WebGPU's default compute limits (256 invocations a
+    workgroup, 16 KiB of workgroup memory), wrapped: the plans must fit them (Dawn refuses
+    a kernel that declares more; wgpu-native does not check). A fresh one a test: plans
+    are cached per device, and a test may change the tuning they read."""
+    adapter = dev.wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    d = dg.Device.from_wgpu(adapter.request_device_sync(required_limits={
+        "max-compute-invocations-per-workgroup": 256, "max-compute-workgroup-size-x": 256,
+        "max-compute-workgroup-storage-size": 16384}))
+    assert d.limits["max-compute-invocations-per-workgroup"] <= 256
+    assert d.limits["max-compute-workgroup-storage-size"] <= 16384
+    return d
+
+
 @pytest.fixture(scope="session")
 def windowed_dev():
     """A device whose storage bindings are capped at 4 KiB, so that small tensors span

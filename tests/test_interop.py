@@ -394,15 +394,10 @@ def test_wrong_device_errors_tell_the_truth(dev, user):
     assert isinstance(lost, dg.DeviceLostError)
 
 
-def test_every_operator_under_default_limits(dev):
-    """A device the user requested with WebGPU's default compute limits (256 invocations a
-    workgroup, 16 KiB of workgroup memory): every operator's plans fit them (Dawn refuses a
-    kernel that declares more; wgpu-native does not check) and stay exact."""
-    w = dev.wgpu
-    adapter = w.gpu.request_adapter_sync(power_preference="high-performance")
-    d = dg.Device.from_wgpu(adapter.request_device_sync(required_limits={
-        "max-compute-invocations-per-workgroup": 256, "max-compute-workgroup-size-x": 256,
-        "max-compute-workgroup-storage-size": 16384}))
+def test_every_operator_under_default_limits(default_limits_dev):
+    """On a device the user requested with WebGPU's default compute limits every
+    operator's plans fit them and stay exact."""
+    d = default_limits_dev
     rng = rng_for("default limits")
     for dtype in ("float32", "float16", "uint8", "int64"):
         for shape in ((3, 70000), (5000, 3), (64, 64, 64)):

@@ -1597,19 +1597,13 @@ def test_k1_short_rows(dev, tuned, dtype):
     check(xo[:255], 1, 0, "increasing", strategy="sort", device=d)  # shorter: sorted
 
 
-def test_default_limits(dev, monkeypatch):
+def test_default_limits(default_limits_dev, monkeypatch):
     # a device the user requested with WebGPU's default limits (256 invocations a
     # workgroup, 16 KiB of workgroup memory): the select kernel's tile is 4096, "wide", the
     # fallback's flag words and the sort's padded entries (at most 1024 of float32 pairs)
     # fit the smaller memory; the guarded fallback in blocks, "wide" from K = 65, chunks
     # of several tiles, the merge passes and the "radix" sort (K = 1000), all exact
-    w = dev.wgpu
-    adapter = w.gpu.request_adapter_sync(power_preference="high-performance")
-    d = dg.Device.from_wgpu(adapter.request_device_sync(required_limits={
-        "max-compute-invocations-per-workgroup": 256, "max-compute-workgroup-size-x": 256,
-        "max-compute-workgroup-storage-size": 16384}))
-    assert d.limits["max-compute-invocations-per-workgroup"] <= 256
-    assert d.limits["max-compute-workgroup-storage-size"] <= 16384
+    d = default_limits_dev
     monkeypatch.setattr(tuning, "TOPK_GUARD_MIN_GROUPS", 4)
     monkeypatch.setattr(tuning, "TOPK_WIDE_CHUNKS", 2)
     rng = rng_for("default limits")

@@ -174,9 +174,7 @@ class CompiledNonZeroCoordinates(base.CompiledOp):
                                        "past the kernels' word indices")
         self.plan = plan(src.sizes, src.element_strides, self.dt, sizes[-1],
                          crd.element_strides[-2:])
-        self._ready([src], [cnt, crd], ["output_count", "output_coordinates"],
-                    [("scratch", self.plan.partial_bytes, "NonZeroCoordinates scratch")])
-        # build the pipelines now, for the bindings that tensors at offset 0 need
+        # the bindings that tensors at offset 0 need
         wins = {"": 0, "scratch": _windows(self.plan.partial_bytes, device),
                 "input": _windows(_span_bytes(src.sizes, src.element_strides,
                                               self.dt.itemsize), device),
@@ -188,6 +186,9 @@ class CompiledNonZeroCoordinates(base.CompiledOp):
                 > device.max_storage_bindings):
             self.plan = plan(src.sizes, src.element_strides, self.dt, sizes[-1],
                              crd.element_strides[-2:], fuse_scan=False)
+        self._ready([src], [cnt, crd], ["output_count", "output_coordinates"],
+                    [("scratch", self.plan.partial_bytes, "NonZeroCoordinates scratch")])
+        # build the pipelines now, for those bindings
         if max(wins["input"], wins["coordinates"] + self.plan.notes["fused_scan"]) + \
                 wins["scratch"] <= device.max_storage_bindings:
             for step in self.plan.steps:

@@ -679,7 +679,8 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     may be read a word at a time (packed_rows), which they are where every bucket's
     thread has a word."""
     slots = max(64, _pow2_ceil(k))
-    buckets = min(_pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), _pow2_floor(tile if chunked else n))
+    seg = tile if chunked else n  # what a workgroup takes: a chunk, or a row
+    buckets = min(_pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), _pow2_floor(seg))
     if not ((tuning.TOPK_THRESHOLD_MAX_K < k or tuning.TOPK_WIDE_FROM_K <= k)
             and slots <= tuning.TOPK_WIDE_MAX_SLOTS
             and buckets >= 2 * k):
@@ -689,14 +690,14 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     expected = -buckets * math.log1p(-k / buckets)
     cap = max(slots, _ceil(math.ceil(expected * tuning.TOPK_WIDE_CAP_PCT / 100), 32) * 32)
     passes = tuple(p for p in digit_passes(dt, 1, tuning.TOPK_WIDE_RADIX_BITS) if p[0] != 2)
-    sel_passes = digit_passes(dt, ((tile if chunked else n) - 1).bit_length(),
+    sel_passes = digit_passes(dt, (seg - 1).bit_length(),
                               tuning.TOPK_WIDE_RADIX_BITS)
     bins = 1 << max(w for _, _, w in passes + sel_passes)
     # step 5's ranked entries at most (a multiple of 32: the slots' swizzle), its bins
     stage = slots + _ceil(tuning.TOPK_WIDE_STAGE_MARGIN, 32) * 32
     rank_bins = _pow2_floor(max(tuning.TOPK_WIDE_RANK_BINS, 32))
     octaves, rank_cost = tuning.TOPK_WIDE_RANK_OCTAVES, tuning.TOPK_WIDE_RANK_COST
-    if k * tuning.TOPK_WIDE_DENSE_SHARE >= (tile if chunked else n):
+    if k * tuning.TOPK_WIDE_DENSE_SHARE >= seg:
         # the K best a large share of the row: T lies in the bulk of its values
         octaves = tuning.TOPK_WIDE_DENSE_OCTAVES
         rank_cost *= tuning.TOPK_WIDE_DENSE_COST_SCALE
@@ -714,7 +715,7 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
                 (slots // sort_e).bit_length() - 1, log_n - log_e) if subgroup_size else 0
     lanes = lanes if lanes >= 2 else 0
     # (every thread then has a word for each of its buckets)
-    packed = packed_ok and (tile if chunked else n) >= dt.per_word * buckets
+    packed = packed_ok and seg >= dt.per_word * buckets
     add("topk_wide.wgsl.j2",
         dict(binds=(("input", "cout") if chunked else out_binds) + ("ctl",), wg=wg,
              unroll=unroll, buckets=buckets, cap=cap, slots=slots, sort_e=sort_e,
