@@ -925,6 +925,23 @@ TOPK_WIDE_RANK_BINS = 512
 TOPK_WIDE_DENSE_SHARE = 4
 TOPK_WIDE_DENSE_OCTAVES = 2
 TOPK_WIDE_DENSE_COST_SCALE = 2
+# Dense rows taken whole (K x DENSE_SHARE >= n, one key word) skip steps 1-4 of "wide":
+# every element is a candidate (at most DENSE_ALL_MAX_REGS a thread), T the least key, and
+# float rows whose values straddle zero rank in bins linear in the value. Where the time
+# went before (H100, wgpu-native, 2026-11-26, 32768 rows of 2048, K = 1024, GPU us, the
+# kernel stopped after each step, bench.steps): float16 82 after the first read, 472 after
+# T (two radix passes over 2048 bucket bests), 843 after the gather, 1100 after step 5's
+# counts, 1160 in all; float32 85 / 625 / 929 / 1173 / 1467 (its rows sorted; ranked in
+# bins log-linear in key - T, 2413). A/B, same run, time over a copy's, before -> dense_all
+# (bench/results/topk-dense/h100-{wgpu,dawn}-dense-all.json): float16 rows of 2048 K = 1024
+# 12.46 -> 8.22 (1.82x torch.topk; Dawn 13.04 -> 7.84), rows of 512 K = 128 8.56 -> 6.14;
+# float32 8.16 -> 4.03 (3.14x torch; Dawn 8.80 -> 3.88), 5.51 -> 3.03; the first axis
+# (gathered rows) float16 19.37 -> 19.05, 15.00 -> 14.62, float32 11.34 -> 8.60, 7.46 ->
+# 5.84; rows of 2048 K = 128 and of 8192 (not dense) unchanged. Not kept: the staging of
+# step 5 skipping the candidates of bins that start past K (a load of the bin's count
+# first): 1-3% slower (h100-wgpu-stage-skip.json).
+TOPK_WIDE_DENSE_ALL = 1
+TOPK_WIDE_DENSE_ALL_MAX_REGS = 16
 # Lanes (log2) the "wide" sort's windows span where the device has subgroups (32 lanes on
 # NVIDIA; fewer where its subgroups are smaller).
 TOPK_WIDE_LANE_BITS = 5

@@ -1013,7 +1013,9 @@ def test_wide_first(tuned, dtype, lanes):
         x = tie_rows(rng, dtype, n)
         notes = check(x, k, -1, direction, strategy="wide", device=d)
         assert notes["wide_slots"] == max(64, 1 << (k - 1).bit_length())
-        assert fallback_flags(x, k, direction, device=d, strategy="wide")[3] == 1
+        # (a dense row taken whole has no candidate slots to overflow: its ties sort)
+        flag = 2 if notes["wide_dense_all"] else 1
+        assert row_flags(x, k, direction, device=d, strategy="wide")[3] == flag
     check(np.ascontiguousarray(x.T), 128, 0, "increasing", strategy="wide", device=d)
     x = random_values(rng, (4, 300), dtype)
     assert check(x, 129, -1, strategy="sort", device=d)  # 256 buckets: too few for K = 129
@@ -1185,6 +1187,59 @@ def test_wide_sorts(tuned, dtype, lanes, sort):
         if sort == "ranked":
             assert bitonic_flags(y[:1], k, device=d)[0] == 0
             assert bitonic_flags(y[1:], k, "increasing", device=d)[0] == 0
+
+
+def dense_rows(rng, dtype: str, n: int) -> np.ndarray:
+    """Rows for a dense "wide" plan: 0 normal (floats: keys of both signs), 1 of one sign,
+    2 a narrow range (few distinct keys in many bins), 3 with the type's specials (floats:
+    NaN, +-inf, -0.0, the extremes), 4 one value throughout."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        normal = rng.standard_normal(n)
+        one_sign = rng.lognormal(size=n)
+        narrow = 1000 + rng.integers(0, 9, n)
+    else:
+        info = np.iinfo(dt)
+        mid = (int(info.min) + int(info.max)) // 2
+        normal = np.clip(mid + rng.standard_normal(n) * min(1e6, info.max / 8), info.min, info.max)
+        one_sign = np.clip(mid + np.abs(rng.standard_normal(n)) * min(1e6, info.max / 8),
+                           info.min, info.max)
+        narrow = mid + rng.integers(0, 3, n)
+    rows = [np.asarray(r).astype(dt) for r in (normal, one_sign, narrow)]
+    rows.append(random_values(rng, (n,), dtype, ties=False))
+    rows.append(np.full(n, rows[0][5], dt))
+    return np.stack(rows)
+
+
+@pytest.mark.parametrize("dtype, lanes", [(d, "lanes") for d in (
+    "float32", "float16", "int32", "uint8", "int16")] + [("float32", "no lanes"),
+                                                        ("float16", "2 lanes")])
+def test_wide_dense_all(tuned, dtype, lanes):
+    # dense rows (K x TOPK_WIDE_DENSE_SHARE >= n) taken whole: no T, every element a
+    # candidate, float rows ranked in bins linear in the value where every key is finite
+    # (bin_of's log-linear ones elsewhere); rows of 300 (a partial register), 512, 2048
+    # and 2049 (9 registers a thread), both directions, and a strided axis
+    d = tuned(**NO_REGS, **LANES[lanes])
+    rng = rng_for("wide dense", dtype)
+    for n, k in ((300, 100), (512, 128), (2048, 1024), (2049, 600)):
+        x = dense_rows(rng, dtype, n)
+        for direction in ("decreasing", "increasing"):
+            notes = check(x, k, -1, direction, strategy="wide", device=d)
+            assert notes["wide_dense_all"]
+            flags = row_flags(x, k, direction, device=d, strategy="wide")
+            assert not (flags & 1).any()  # (no candidate slots to overflow: no fallback)
+            # normal and one-sign rows ranked (float32's normal rows by the value bins only:
+            # log-linear bins of key - T crowd them past RANK_COST), one value sorted (8-bit
+            # rows: 256 keys, ties enough to sort)
+            ranked = [0, 0] if np.dtype(dtype).itemsize > 1 else list(flags[[0, 1]])
+            assert list(flags[[0, 1, 4]]) == ranked + [2], (n, k, direction, flags)
+    check(np.ascontiguousarray(x.T), 600, 0, "increasing", strategy="wide", device=d)
+    # 64-bit keys (two words) and chunked rows keep steps 1-3
+    if dtype == "int32":
+        y = dense_rows(rng, "int64", 2048)
+        assert not check(y, 1024, -1, strategy="wide", device=d)["wide_dense_all"]
+    off = tuned(**NO_REGS, **LANES[lanes], TOPK_WIDE_DENSE_ALL=0)
+    assert not check(x, 600, -1, strategy="wide", device=off)["wide_dense_all"]
 
 
 @pytest.mark.parametrize("dtype, lanes", [("float32", "lanes"), ("float32", "no lanes"),

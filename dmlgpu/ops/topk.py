@@ -697,13 +697,20 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     stage = slots + _ceil(tuning.TOPK_WIDE_STAGE_MARGIN, 32) * 32
     rank_bins = _pow2_floor(max(tuning.TOPK_WIDE_RANK_BINS, 32))
     octaves, rank_cost = tuning.TOPK_WIDE_RANK_OCTAVES, tuning.TOPK_WIDE_RANK_COST
-    if k * tuning.TOPK_WIDE_DENSE_SHARE >= seg:
+    dense = k * tuning.TOPK_WIDE_DENSE_SHARE >= seg
+    if dense:
         # the K best a large share of the row: T lies in the bulk of its values
         octaves = tuning.TOPK_WIDE_DENSE_OCTAVES
         rank_cost *= tuning.TOPK_WIDE_DENSE_COST_SCALE
+    # a dense row taken whole: every element a candidate (no T, no gather), one key word
+    dense_all = (dense and not chunked and tuning.TOPK_WIDE_DENSE_ALL and dt.key_words == 1
+                 and _ceil(seg, wg) <= tuning.TOPK_WIDE_DENSE_ALL_MAX_REGS)
+    if dense_all:
+        cap = max(cap, _ceil(seg, 32) * 32)
     octaves = _pow2_floor(min(max(octaves, 1), rank_bins // 2))
     fixed = 4 * (max(bins, rank_bins) + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
-    if (4 * max(cap, stage * (dt.key_words + 1)) + fixed > smem or slots // wg > 16 or bins < wg
+    slots_words = stage * (dt.key_words + 1) if dense_all else max(cap, stage * (dt.key_words + 1))
+    if (4 * slots_words + fixed > smem or slots // wg > 16 or bins < wg
             or buckets // wg > 16 or _ceil(cap, wg) > 32):
         return False
     per_thread = buckets // wg  # buckets per thread; the unroll covers each of them alike
@@ -723,7 +730,7 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
              rank_cost=min(rank_cost, (1 << 32) // slots - 1), stage=stage,
              octaves=octaves, rank_bins=rank_bins,
              sg_bits=lanes, bins=bins, passes=passes, sel_passes=sel_passes,
-             sink="cands" if chunked else "output", packed=packed),
+             sink="cands" if chunked else "output", packed=packed, dense_all=dense_all),
         dict(chunk=tile, n_split=lists) if chunked else {}, rows * lists if chunked else rows,
         cout="a" if chunked else None)
     if lanes:
@@ -733,7 +740,7 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
         transfers = 1 + sum(a[0] != b[0] for a, b in zip(rounds, rounds[1:], strict=False))
     notes.update(buckets=buckets, wide_wg=wg, wide_cap=cap, wide_slots=slots, wide_e=sort_e,
                  wide_lane_bits=lanes, wide_transfers=transfers, packed=packed,
-                 wide_octaves=octaves)
+                 wide_octaves=octaves, wide_dense_all=dense_all)
     return True
 
 
