@@ -942,6 +942,22 @@ TOPK_WIDE_DENSE_COST_SCALE = 2
 # first): 1-3% slower (h100-wgpu-stage-skip.json).
 TOPK_WIDE_DENSE_ALL = 1
 TOPK_WIDE_DENSE_ALL_MAX_REGS = 16
+# There, 8/16-bit keys pack an entry of step 5's staging and the sort's slots in one word
+# (the key above the position's 16 bits): half the workgroup memory, which bounds how many
+# workgroups an SM runs at once (tuning notes of TOPK_WIDE_WG). H100, wgpu-native, same run,
+# time over a copy's, unpacked -> packed (bench/results/topk-dense/h100-wgpu-pack.json):
+# float16 rows of 2048 K = 1024 8.20 -> 7.80 (1.92x torch.topk; Dawn 7.84 -> 7.59), rows
+# of 512 K = 128 6.12 -> 5.66; int16 6.81 -> 6.34, 5.63 -> 5.23; the first axis and K = 128
+# over rows of 2048 within 1%.
+TOPK_WIDE_DENSE_PACK = 1
+# ...and where that leaves DENSE_BINS_PER_THREAD or fewer a thread, step 5 takes
+# DENSE_RANK_BINS bins (the memory saved; a normal float16 row's value bins near its median
+# hold ~11 of 2048 at 512 bins). Same runs, 512 -> 1024 / 2048 bins (h100-wgpu-dense-bins
+# .json): float16 rows of 2048 K = 1024 7.84 -> 6.92 / 8.21, int16 6.37 -> 5.94 / 7.24,
+# float32 (unpacked) 4.03 -> 4.04 / 5.25; the first axis float16 19.06 -> 20.34 / 21.46;
+# rows of 512 K = 128 (64 threads: 16 bins a thread) 5.70 -> 11.24 / 31.95.
+TOPK_WIDE_DENSE_RANK_BINS = 1024
+TOPK_WIDE_DENSE_BINS_PER_THREAD = 4
 # Lanes (log2) the "wide" sort's windows span where the device has subgroups (32 lanes on
 # NVIDIA; fewer where its subgroups are smaller).
 TOPK_WIDE_LANE_BITS = 5

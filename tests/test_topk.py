@@ -1226,6 +1226,8 @@ def test_wide_dense_all(tuned, dtype, lanes):
         for direction in ("decreasing", "increasing"):
             notes = check(x, k, -1, direction, strategy="wide", device=d)
             assert notes["wide_dense_all"]
+            # (8/16-bit keys: an entry one word, and finer bins where 256 threads take them)
+            assert notes["wide_ent_pack"] == (np.dtype(dtype).itemsize <= 2)
             flags = row_flags(x, k, direction, device=d, strategy="wide")
             assert not (flags & 1).any()  # (no candidate slots to overflow: no fallback)
             # normal and one-sign rows ranked (float32's normal rows by the value bins only:
@@ -1240,6 +1242,12 @@ def test_wide_dense_all(tuned, dtype, lanes):
         assert not check(y, 1024, -1, strategy="wide", device=d)["wide_dense_all"]
     off = tuned(**NO_REGS, **LANES[lanes], TOPK_WIDE_DENSE_ALL=0)
     assert not check(x, 600, -1, strategy="wide", device=off)["wide_dense_all"]
+    if np.dtype(dtype).itemsize <= 2:  # the entries unpacked too
+        apart = tuned(**NO_REGS, **LANES[lanes], TOPK_WIDE_DENSE_ALL=1,
+                      TOPK_WIDE_DENSE_PACK=0)
+        for direction in ("decreasing", "increasing"):
+            notes = check(x, 600, -1, direction, strategy="wide", device=apart)
+            assert notes["wide_dense_all"] and not notes["wide_ent_pack"]
 
 
 @pytest.mark.parametrize("dtype, lanes", [("float32", "lanes"), ("float32", "no lanes"),

@@ -707,9 +707,15 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
                  and _ceil(seg, wg) <= tuning.TOPK_WIDE_DENSE_ALL_MAX_REGS)
     if dense_all:
         cap = max(cap, _ceil(seg, 32) * 32)
+    # (an entry one word: the key and the position's 16 bits)
+    ent_pack = dense_all and tuning.TOPK_WIDE_DENSE_PACK and dt.bits <= 16 and seg < 0xFFFF
+    if ent_pack and tuning.TOPK_WIDE_DENSE_RANK_BINS <= tuning.TOPK_WIDE_DENSE_BINS_PER_THREAD * wg:
+        # (the memory the packed entries save: finer bins)
+        rank_bins = _pow2_floor(max(tuning.TOPK_WIDE_DENSE_RANK_BINS, 32))
+    ent_words = 1 if ent_pack else dt.key_words + 1
     octaves = _pow2_floor(min(max(octaves, 1), rank_bins // 2))
     fixed = 4 * (max(bins, rank_bins) + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
-    slots_words = stage * (dt.key_words + 1) if dense_all else max(cap, stage * (dt.key_words + 1))
+    slots_words = stage * ent_words if dense_all else max(cap, stage * ent_words)
     if (4 * slots_words + fixed > smem or slots // wg > 16 or bins < wg
             or buckets // wg > 16 or _ceil(cap, wg) > 32):
         return False
@@ -730,7 +736,8 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
              rank_cost=min(rank_cost, (1 << 32) // slots - 1), stage=stage,
              octaves=octaves, rank_bins=rank_bins,
              sg_bits=lanes, bins=bins, passes=passes, sel_passes=sel_passes,
-             sink="cands" if chunked else "output", packed=packed, dense_all=dense_all),
+             sink="cands" if chunked else "output", packed=packed, dense_all=dense_all,
+             ent_pack=ent_pack),
         dict(chunk=tile, n_split=lists) if chunked else {}, rows * lists if chunked else rows,
         cout="a" if chunked else None)
     if lanes:
@@ -740,7 +747,7 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
         transfers = 1 + sum(a[0] != b[0] for a, b in zip(rounds, rounds[1:], strict=False))
     notes.update(buckets=buckets, wide_wg=wg, wide_cap=cap, wide_slots=slots, wide_e=sort_e,
                  wide_lane_bits=lanes, wide_transfers=transfers, packed=packed,
-                 wide_octaves=octaves, wide_dense_all=dense_all)
+                 wide_octaves=octaves, wide_dense_all=dense_all, wide_ent_pack=ent_pack)
     return True
 
 
