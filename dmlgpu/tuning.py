@@ -869,6 +869,15 @@ TOPK_WIDE_MAX_N = 16384
 # axis of 2^23 10.90 -> 5.42 / 5.36 / 5.43 / 6.36; float32 3.14 -> 2.22 / 2.24 / 1.96 /
 # 2.34, 3.46 -> 2.56 / 2.59 / 2.29 / 2.34, 9.60 -> 4.72 / 4.79 / 4.94 / 6.11.
 TOPK_WIDE_CHUNKS = 512
+# ...its workgroups taking the rows' first chunks, then their second ones (1), rather than a
+# row's chunks in turn (0): rows along an outer axis interleave, so a chunk's workgroups read
+# the same lines of memory together. H100, 2026-11-26, same run, time over a copy's, row ->
+# chunk major (bench/results/topk-chunks/h100-{wgpu,dawn}-chunk-major.json): 8 rows of 2^23
+# along the first axis, K = 1024, float16 4.38 -> 3.44 (1.97x -> 2.50x torch.topk; Dawn
+# 4.26 -> 3.37), float32 4.67 -> 2.79 (Dawn 4.64 -> 2.90); the wide kernel alone (bench.steps)
+# 300 us against 144 for the same rows along the last axis before. Rows of 2^21 and 2^23
+# along either axis, K = 128 or 1024, otherwise within 1%.
+TOPK_WIDE_CHUNK_MAJOR = 1
 TOPK_WIDE_UNROLL = 8
 TOPK_WIDE_BUCKETS = 2
 TOPK_WIDE_CAP_PCT = 110

@@ -1250,14 +1250,17 @@ def test_wide_dense_all(tuned, dtype, lanes):
             assert notes["wide_dense_all"] and not notes["wide_ent_pack"]
 
 
-@pytest.mark.parametrize("dtype, lanes", [("float32", "lanes"), ("float32", "no lanes"),
-                                          ("int64", "lanes"), ("uint8", "lanes")])
-def test_wide_chunks(tuned, dtype, lanes):
+@pytest.mark.parametrize("dtype, lanes, major", [
+    ("float32", "lanes", 1), ("float32", "no lanes", 1), ("int64", "lanes", 1),
+    ("uint8", "lanes", 1), ("float32", "lanes", 0), ("uint8", "lanes", 0)])
+def test_wide_chunks(tuned, dtype, lanes, major):
     # a few rows longer than a tile: "wide" per chunk of 16384 (its candidate lists, then
     # the merge passes); the last chunk is shorter than B (empty buckets: every element is
     # a candidate) and, below, than K; chunks of heavy ties fall back to the select kernel
-    # alone (a flag per chunk): chunk 1 of row 1 (one value), row 2 (nine values)
-    d = tuned(**LANES[lanes])
+    # alone (a flag per chunk): chunk 1 of row 1 (one value), row 2 (nine values). The
+    # workgroups take the rows' first chunks first (TOPK_WIDE_CHUNK_MAJOR), or a row's in
+    # turn: each chunk's list and flag where the merges and the fallback look for them.
+    d = tuned(**LANES[lanes], TOPK_WIDE_CHUNK_MAJOR=major)
     rng = rng_for("wide chunks", dtype)
     x = random_values(rng, (3, 2 * 16384 + 700), dtype, ties=False)
     x[1, 16384:2 * 16384] = x[1, 16384]
@@ -1277,13 +1280,13 @@ def test_wide_chunks(tuned, dtype, lanes):
     check(x[:1, :2 * 16384 + 100], 300, -1, "increasing", strategy="wide", device=d)
 
 
-@pytest.mark.parametrize("lanes", ["lanes", "no lanes"])
-def test_wide_tile_chunks(tuned, lanes):
+@pytest.mark.parametrize("lanes, major", [("lanes", 1), ("no lanes", 1), ("lanes", 0)])
+def test_wide_tile_chunks(tuned, lanes, major):
     # chunks of several tiles (3 of 16384 here: 9 tiles a row, 3 chunks): a flagged chunk's
     # fallback takes its 3 tiles, their lists merged into the chunk's one, the rows' lists
     # then merged as the others'; the last chunk shorter; flagged chunks of one value (row
-    # 1, chunk 1) and of nine values (row 2, every chunk)
-    d = tuned(TOPK_WIDE_CHUNKS=2, **LANES[lanes])
+    # 1, chunk 1) and of nine values (row 2, every chunk); chunk-major workgroups or not
+    d = tuned(TOPK_WIDE_CHUNKS=2, **LANES[lanes], TOPK_WIDE_CHUNK_MAJOR=major)
     rng = rng_for("wide tile chunks", lanes)
     n = 8 * 16384 + 700
     x = random_values(rng, (3, n), "float32", ties=False, specials=False)
