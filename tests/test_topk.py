@@ -1180,13 +1180,19 @@ def test_wide_sorts(tuned, dtype, lanes, sort):
         if sort == "ranked":
             assert bitonic_flags(y[:1], k, device=d)[0] == 0
             assert bitonic_flags(y[1:], k, "increasing", device=d)[0] == 0
-        # the dense rows' 2 octaves: rows of 2K (to a power of two) + 10
+        # the dense rows' 2 octaves: rows of 2K (to a power of two) + 10; one-word keys
+        # take such rows whole (T the least key), so the bounds around the K-th best are
+        # held to again with that switched off
         y, k = octave_rows(dtype, (1 << (2 * k - 1).bit_length()) + 10)
-        assert check(y[:1], k, -1, "decreasing", strategy="wide", device=d)["wide_octaves"] == 2
-        check(y[1:], k, -1, "increasing", strategy="wide", device=d)
-        if sort == "ranked":
-            assert bitonic_flags(y[:1], k, device=d)[0] == 0
-            assert bitonic_flags(y[1:], k, "increasing", device=d)[0] == 0
+        whole = np.dtype(dtype).itemsize < 8
+        for off in (False, True) if whole else (False,):
+            dv = tuned(TOPK_WIDE_DENSE_ALL=0) if off else d
+            notes = check(y[:1], k, -1, "decreasing", strategy="wide", device=dv)
+            assert notes["wide_octaves"] == 2 and notes["wide_dense_all"] == (whole and not off)
+            check(y[1:], k, -1, "increasing", strategy="wide", device=dv)
+            if sort == "ranked":
+                assert bitonic_flags(y[:1], k, device=dv)[0] == 0
+                assert bitonic_flags(y[1:], k, "increasing", device=dv)[0] == 0
 
 
 def dense_rows(rng, dtype: str, n: int) -> np.ndarray:
