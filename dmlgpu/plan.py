@@ -32,6 +32,9 @@ class Step:
     # variables of its variant for an input and output whose offsets are at different
     # places in their words (checked when bound): Hardmax's streamed zeros need them alike
     skew: dict | None = None
+    # binds the device's tally buffer last (runtime.device.Device.tally_block): the fused
+    # merge's counters and partials, zero between dispatches
+    tally: bool = False
 
 
 @dataclass
@@ -39,6 +42,7 @@ class Plan:
     steps: list[Step]
     partial_bytes: int = 0  # scratch for the split pass
     notes: dict = field(default_factory=dict)  # what was chosen, for `explain` and the bench
+    tally_bytes: int = 0  # bytes of the device's tally buffer the merge in the split pass uses
 
 
 def _ceil(a: int, b: int) -> int:
@@ -60,15 +64,16 @@ def rows_bytes(dt, sink: str = "index") -> int:
 
 def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
               *, sink: str = "index", template: str = "argreduce.wgsl.j2",
-              extra: dict | None = None) -> Plan:
-    """Arg-reduction of `red` (canonical): one pass, or a split pass plus a merge pass.
+              extra: dict | None = None, tally: bool = True) -> Plan:
+    """Arg-reduction of `red` (canonical): one pass, or a split pass plus a merge pass (or
+    the merge in the split pass: the device's tally buffer, where `tally` allows it).
 
     sink: "index" writes the index; "onehot" (Hardmax) sets the winner's element of a
     zeroed output; `extra` adds template variables to every step.
     """
     n_out, n_red = red.n_out, red.n_red
     if n_out == 0 or n_red == 0:  # an empty output: nothing to launch
-        return Plan([], 0, dict(strategy="empty", split=0, chunk=0, fused=False))
+        return Plan([], 0, dict(strategy="empty", split=0, chunk=0, tally_merge=False))
     kept = red.kept
     # every reduced dim has size 1: one element, index 0
     reds = red.red or (Dim(1, (0,) * (len(kept[0].strides) if kept else 1)),)
@@ -203,9 +208,33 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if packed and tpr == wg and tuning.PACKED_ROW_CHUNK_WORDS:
         # a long packed row: at least this many words a workgroup per split
         max_split = _ceil(n_red // pw, tuning.PACKED_ROW_CHUNK_WORDS)
+    # A split's merge can run in the split pass where the result is an index (not Hardmax's
+    # one-hot) and the partials' indices are the output's (not short runs as lanes): the
+    # last workgroup of each block of outputs to finish merges them (tuning.TALLY_MERGE),
+    # where that takes it few loads a thread
+    fused = (tally and sink == "index" and tuning.TALLY_MERGE and not run_words
+             and strategy in tuning.TALLY_STRATEGIES)
+    if fused:
+        # a workgroup's outputs (a block), and threads per output in the merge (a power of
+        # two; one, each thread looping over outputs, from a workgroup's worth of outputs)
+        if strategy == "tilecol":
+            block = wg // ry * (pw // wrun)
+        elif strategy == "col":
+            block = wg * vout
+        else:  # row, lanes: R = wg / tpr row groups a workgroup
+            block = inner if interleave else wg // tpr * (inner if strategy == "lanes" else 1)
+        tpo = wg // min(wg, 1 << max(0, block - 1).bit_length())
+
+        def tally_per_thread(n_split: int) -> int:
+            return _ceil(n_split, tpo) if tpo > 1 else _ceil(block, wg) * n_split
     split = 1
     if threads < tuning.TARGET_THREADS:
-        split = max(1, min(_ceil(tuning.TARGET_THREADS, threads), max_split, tuning.MAX_SPLIT))
+        cap = tuning.MAX_SPLIT
+        if fused and tuning.TALLY_CAP_SPLIT and tpo > 1:
+            few = tpo * tuning.TALLY_MAX_PER_THREAD
+            if threads * few >= tuning.TALLY_CAP_MIN_THREADS:  # (threads enough still)
+                cap = min(cap, few)
+        split = max(1, min(_ceil(tuning.TARGET_THREADS, threads), max_split, cap))
     chunk = _ceil(n_walk, split)
     split = _ceil(n_walk, chunk)
     if interleave:
@@ -226,6 +255,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if len(reds[0].strides) > 1:  # a same-shape output (Hardmax)
         dims["rout"] = [d.strides[1] for d in reds]
     first_sink = sink if split == 1 else "partials"
+    fused = fused and split > 1 and tally_per_thread(split) <= tuning.TALLY_MAX_PER_THREAD
     merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
     # partials split-major where a thread per output merges them (its warp's loads
     # neighbouring entries), output-major where a workgroup per output does (one pass
@@ -251,7 +281,15 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                            len(walked) == 2))
         if packed:
             walk_mid = _walk(reds[-1].size, tpr, unroll, len(walked) == 2)
+    fuse = {}
+    tally_words = 0
+    if fused:
+        blocks = groups // split
+        fuse = dict(tally=True, tally_tpo=tpo, tally_spin=tuning.TALLY_SPIN,
+                    tally_unroll=tuning.TALLY_UNROLL)
+        tally_words = n_out * split + blocks
     steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
+                                 **fuse,
                                  packed_rows=packed, ry=ry,
                                  interleave=interleave, wg=wg, tpr=tpr, vout=vout,
                                  idx_words=idx_words, unroll=unroll,
@@ -259,12 +297,13 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                  **(dict(col_words=col_words) if vout > 1 else {})),
                   dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],
                        nr=len(walked), n_out=n_out, n_red=n_walk, chunk=chunk, n_split=split,
-                       n_groups=groups),
-                  groups, "input", "output" if split == 1 else "partials",
+                       n_groups=groups, **(dict(aux0=block) if fused else {})),
+                  groups, "input", "output" if split == 1 or fused else "partials",
                   mid_word=(dict(packed_rows=False, **walk_mid) if packed and len(reds) > 1 else
-                            dict(col_words=False) if col_words else None))]
+                            dict(col_words=False) if col_words else None),
+                  tally=tally_words > 0)]
     partial_bytes = 0
-    if split > 1:
+    if split > 1 and not fused:
         partial_bytes = n_out * split * (dt.key_words + 1) * 4
         mgroups = n_out if merge == "row" else _ceil(n_out, wg)
         steps.append(Step(template, dict(common, strategy=merge, source="partials", sink=sink,
@@ -274,14 +313,12 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                           dict(dims, n_out=n_out, n_red=split, chunk=split, n_split=1,
                                n_groups=mgroups),
                           mgroups, "partials", "output"))
-    return Plan(steps, partial_bytes, dict(strategy="interleave" if interleave else strategy,
-                                           split=split, chunk=chunk,
-                                           threads_per_row=tpr if strategy in ("row", "lanes")
-                                           else 0,
-                                           packed=packed or tilecol or strategy == "lanes"
-                                           or col_words,
-                                           row_groups=ry, outputs_per_thread=vout,
-                                           lanes_per_output=wrun))
+    notes = dict(strategy="interleave" if interleave else strategy, split=split, chunk=chunk,
+                 tally_merge=fused,
+                 threads_per_row=tpr if strategy in ("row", "lanes") else 0,
+                 packed=packed or tilecol or strategy == "lanes" or col_words,
+                 row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun)
+    return Plan(steps, partial_bytes, notes, tally_words * 4)
 
 
 def _walk(n_in: int, tpr: int, unroll: int, red2: bool) -> dict:

@@ -305,6 +305,33 @@ MERGE_COL_MIN_OUT = 4096
 # 96%; split float16 columns 93-95 -> 99%.
 MERGE_UNROLL = 4
 PARTIALS_SPLIT_MAJOR = True
+# ArgMax/ArgMin's split plans merge in the split pass: the last workgroup of each block of
+# outputs to finish (by a counter in the device's tally buffer) merges the block's partial
+# indices, instead of a second dispatch, where it takes at most TALLY_MAX_PER_THREAD of them
+# a thread (TALLY_UNROLL loads in flight), and such plans split at most that much (a row
+# of one output: 512 ways) where that leaves TALLY_CAP_MIN_THREADS running. H100,
+# wgpu-native, 2026-11-26: the merge pass added 5-6 us to every split plan, and an empty
+# dispatch in its place the same (uint8 (512, 512, 512) over every axis: 52.1 us split +
+# 6.1 merge = 57.3 us; .scratch probe, summarized in bench/results/argreduce-tally/). Same
+# run, GPU time, two passes -> this (bench/results/argreduce-tally/h100-wgpu-tally3.json):
+# uint8 (512, 512, 512) over every axis 58.0 -> 56.1 us, float16 104.0 -> 102.0, float32
+# 188.8 -> 188.4; uint8 (8192, 4096, 2) over axis 0 36.9 -> 34.2, (128, 128, 128, 64)
+# over (0, 2) 70.9 -> 61.7, float32 2^24 flat 38.0 -> 35.2; short reductions 1-2.3 us
+# faster (4 x 150000: uint8 12.7 -> 10.4, float32 12.0 -> 10.9); float16 (8192, 4096, 2)
+# over axis 0 59.0 -> 59.2. Up to 16 a thread (h100-wgpu-tally2.json) lost where it took
+# 4 or more: float16 2^27 flat (8 a thread) 104.6 -> 108.2, (2, 256, 256, 1024) over (1,
+# 2) (16) 111.7 -> 116.6; a split capped below a quarter of a GPU's threads lost too (uint8
+# (2, 256, 256, 1024) over (1, 2), split 64 -> 4: 68.3 -> 108.9 us).
+TALLY_MERGE = True
+TALLY_STRATEGIES = ("row", "lanes", "tilecol", "col")
+TALLY_MAX_PER_THREAD = 2
+TALLY_UNROLL = 2  # (both of a thread's loads in flight at once)
+TALLY_CAP_SPLIT = True
+TALLY_CAP_MIN_THREADS = 1 << 17
+# The merging workgroup waits for a partial index at most this many loads (it was stored
+# before its workgroup counted in, so the first load sees it on every GPU measured; the
+# bound keeps a broken driver from hanging the device).
+TALLY_SPIN = 1 << 20
 
 # NonZeroCoordinates. Measured on an H200 (wgpu-native, 2026-11-22), 8192 x 8192 float32:
 # with 8192-element tiles the count pass read at 3.8 TB/s (70.7 us), and the scatter pass,

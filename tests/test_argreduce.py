@@ -10,6 +10,8 @@ reductions take the thread-per-output path, longer ones the workgroup-per-output
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 from reference import (
@@ -23,6 +25,7 @@ from reference import (
 
 import dmlgpu as dg
 from dmlgpu import dtypes, plan, tuning
+from dmlgpu.ops import base
 
 OPS = {"max": dg.argmax, "min": dg.argmin}
 FLOATS = ("float32", "float16")
@@ -898,6 +901,121 @@ def test_split_reductions(dev, dtype):
     check(x, 1)
     check(x[1], None)
     check(x[:, 1:], 1, tensor=dg.asarray(x)[:, 1:], combos=ALL_COMBOS[2:])
+
+
+# Split plans of each strategy at lavapipe sizes (splits forced by the tuning below):
+# (shape, axes, the strategies the dtypes' plans take)
+TALLY_CASES = (((1, 50001), (1,), {"row"}),              # a row of one output
+               ((3, 20001), (1,), {"row"}),              # rows of several
+               ((20000, 7), (0,), {"interleave"}),       # a narrow inner kept dim
+               ((30000, 2), (0,), {"interleave", "lanes"}),  # (8/16-bit: word lanes)
+               ((5000, 300), (0,), {"col", "tilecol"}),  # columns, a block past the last
+               ((64, 40, 64), (0, 1), {"col", "tilecol"}),   # two reduced dims
+               ((2000, 33, 4), (0, 2), {"row", "tilecol"}))  # short runs under a kept
+# dim (8-bit: as lanes of words, whose partial indices are not the output's: a merge pass)
+
+
+@pytest.mark.parametrize("tally", [True, False], ids=["tally", "merge-pass"])
+@pytest.mark.parametrize("dtype", FULL_DTYPES + ("int8",))
+def test_tally_merge(tuned, dtype, tally):
+    """Split plans merge in the split pass (tuning.TALLY_MERGE): each workgroup stores its
+    outputs' partial indices in the device's tally buffer and counts itself in; the last of
+    a block's workgroups merges them, reading their keys from the input again. Every
+    strategy that splits, a thread merging one partial or several (the unrolled loop and
+    the loop after it), blocks past the last output, ties, NaN and extremes, both ops and
+    directions; the plan's choice asserted each way (the merge pass otherwise), and the
+    tally buffer all 0 again after the calls."""
+    rng = rng_for("tally", dtype)
+    d = tuned(TALLY_MERGE=tally, TALLY_MAX_PER_THREAD=1 << 20, TALLY_CAP_SPLIT=False,
+              TALLY_UNROLL=2, TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
+              PACKED_ROW_CHUNK_WORDS=512, MIN_COL_CHUNK=16, TILECOL_MIN_ROWS=16,
+              COL_VOUT=dict.fromkeys((8, 16, 32, 64), 1))
+    seen = set()
+    for shape, axes, strategies in TALLY_CASES:
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
+                                     axes))
+        notes = op.plan.notes
+        assert notes["strategy"] in strategies and notes["split"] > 1, (shape, notes)
+        runs = notes["lanes_per_output"] > 1
+        assert notes["tally_merge"] is (tally and not runs), (shape, notes)
+        assert len(op.plan.steps) == 2 - notes["tally_merge"], (shape, notes)
+        seen.add(notes["strategy"])
+        x = random_values(rng, shape, dtype)
+        check(x, axes, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
+    assert seen >= ({"row", "interleave", "col"} if dtype in ("float32", "int64") else
+                    {"row", "tilecol", "lanes"} if dtype == "float16" else
+                    {"row", "tilecol", "interleave"}), seen
+    if tally:  # every word read and set back to 0 (a bound plan's share: its tally_bytes)
+        assert d._tally is not None and not d.download(d._tally.buffer, 0, d._tally.size).any()
+    # several partials a thread in the merge, an odd number (the unrolled loop and the one
+    # after it): columns, a block of outputs a workgroup
+    for n in (624, 1200, 2000, 2800):
+        op = d.compile(dg.ArgMinDesc(dg.TensorDesc(dtype, (n, 256)),
+                                     dg.TensorDesc("int64", (1, 256)), (0,)))
+        notes, var = op.plan.notes, op.plan.steps[0].variables
+        assert notes["tally_merge"] is tally, notes
+        per = -(-notes["split"] // var.get("tally_tpo", 1))
+        if per >= 3 and per % 2 == 1:
+            break
+    else:
+        raise AssertionError(f"no odd number of partials a thread: {notes}")
+    x = random_values(rng, (n, 256), dtype)
+    check(x, 0, tensor=dg.asarray(x, device=d), index_dtype="int64", combos=HALF)
+
+
+def test_tally_merge_choice(tuned):
+    """Where the merge runs: in the split pass where one workgroup merges a block's
+    partials in at most TALLY_MAX_PER_THREAD loads a thread (a row of one output splits at
+    most 512 ways then, where that leaves TALLY_CAP_MIN_THREADS running); a merge pass
+    where the split must stay wide, for Hardmax's one-hot, and where the tally's binding
+    would not fit beside the tensors' windows."""
+    def notes(d, dtype, shape, axes, desc=dg.ArgMaxDesc):
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        return d.compile(desc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
+                              axes)).plan
+    d = tuned()
+    p = notes(d, "uint8", (1 << 27,), (0,))  # (a plan only: nothing is uploaded)
+    assert p.notes["tally_merge"] and p.notes["split"] == 512 and len(p.steps) == 1, p.notes
+    assert p.tally_bytes == (512 + 1) * 4
+    p = notes(d, "float32", (1 << 16, 512), (0,))  # columns split 1024 ways, 256 a block
+    assert not p.notes["tally_merge"] and len(p.steps) == 2, p.notes
+    t = dg.TensorDesc("float32", (1, 1 << 22))
+    assert not d.compile(dg.Hardmax1Desc(t, t, (1,))).plan.tally_bytes
+    d = tuned(TALLY_CAP_SPLIT=False)
+    p = notes(d, "uint8", (1 << 27,), (0,))
+    assert not p.notes["tally_merge"] and p.notes["split"] > 512, p.notes
+    d = tuned(TALLY_CAP_SPLIT=True, TALLY_CAP_MIN_THREADS=1 << 30)
+    p = notes(d, "uint8", (1 << 27,), (0,))
+    assert not p.notes["tally_merge"] and p.notes["split"] > 512, p.notes
+
+
+def test_tally_merge_binding_limits(monkeypatch):
+    """The tally's binding comes last: where it would not fit beside the input's and the
+    output's windows (max-storage-buffers-per-shader-stage), or a plan's share of it is
+    larger than a binding, the plan keeps its merge pass (and the right answer)."""
+    monkeypatch.setattr(tuning, "MIN_ROW_CHUNK", 512)
+    d = dg.Device(max_binding_size=4096)  # 4 KiB windows
+    # (as a device that allows 10 bindings: fewer windows, shorter shaders to compile)
+    d.max_storage_bindings = min(d.max_storage_bindings, 10)
+    rng = rng_for("tally windows")
+    room = d.max_storage_bindings - 1  # beside the output's one window
+    for windows, tally in ((room - 1, True), (room, False)):
+        n = (windows * 4096 - plan.WINDOW_ALIGN) // 4  # a row of float32 in that many
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc("float32", (1, n)),
+                                     dg.TensorDesc("uint32", (1, 1)), (1,)))
+        assert op.plan.notes["tally_merge"] is tally and op.plan.notes["split"] > 1, n
+        x = random_values(rng, (1, n), "float32")
+        check(x, 1, tensor=dg.asarray(x, device=d), combos=HALF)
+        t = dg.asarray(x, device=d)[:, 1:]  # at an offset: the same windows
+        check(x[:, 1:], 1, tensor=t, combos=HALF)
+    # 16 bytes and 4 bytes, at any offset: 5 windows of 64 bytes each at most
+    small = types.SimpleNamespace(window_bytes=64, max_storage_bindings=11)
+    src, dst = dg.TensorDesc("float32", (4,)), dg.TensorDesc("uint32", (1,))
+    assert base.tally_fits(small, plan.Plan([], tally_bytes=64), src, dst)
+    assert not base.tally_fits(small, plan.Plan([], tally_bytes=68), src, dst)
+    small.max_storage_bindings = 10
+    assert not base.tally_fits(small, plan.Plan([], tally_bytes=64), src, dst)
 
 
 @pytest.mark.parametrize("shape", [(20000, 7), (5000, 300), (200, 5000)])

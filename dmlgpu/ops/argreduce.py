@@ -38,9 +38,11 @@ class CompiledArgReduce(base.CompiledUnary):
         validate.count(n_red, f"{name}.input.sizes {src.sizes} over axes {self.axes}")
         self.reduction = canon.reduction(src.sizes, src.element_strides, dst.element_strides,
                                          self.axes)
-        self.plan = plan.argreduce(self.reduction, self.dt, self.op,
-                                   desc.axis_direction == "decreasing",
-                                   2 if self.idx.bits == 64 else 1)
+        args = (self.reduction, self.dt, self.op, desc.axis_direction == "decreasing",
+                2 if self.idx.bits == 64 else 1)
+        self.plan = plan.argreduce(*args)
+        if self.plan.tally_bytes and not base.tally_fits(device, self.plan, src, dst):
+            self.plan = plan.argreduce(*args, tally=False)
         self.empty = any(n == 0 for n in src.sizes)
         self._ready_unary()
         if not self.empty:  # build the pipelines now (packed tensors need no more windows)

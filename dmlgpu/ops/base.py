@@ -27,6 +27,9 @@ from ..runtime.tensor import Tensor, check_extent, extent
 # loop whose outputs return to the allocator gets the same buffers back, so a few entries
 # serve it; each holds a uniform buffer of a few hundred bytes.
 BOUND_ENTRIES = 16
+# a scratch entry's `what` for the device's tally buffer (Device.tally_block), which the
+# allocator never hands out: its words must be 0 whenever no dispatch runs
+TALLY = "tally"
 
 # Every compiled operator of a device, so that empty_cache can drop their bound dispatches
 # (bind groups hold the buffers they bind) before it destroys idle buffers.
@@ -46,6 +49,21 @@ def bind(device, tensor, max_windows: int, what: str):
     base, wins = planmod.windows(tensor._buf, lo * isz, (hi + 1) * isz,
                                  device.window_bytes, max_windows, what)
     return tensor._off - base // isz, wins
+
+
+def windows_bound(device, desc) -> int:
+    """The most storage windows a view of `desc` (at any offset) binds."""
+    lo, hi = extent(desc.sizes, desc.element_strides, 0)
+    span = (hi + 1 - lo) * dtypes.lookup(desc.dtype).itemsize
+    return max(1, -(-(span + planmod.WINDOW_ALIGN) // device.window_bytes))
+
+
+def tally_fits(device, plan, src, dst) -> bool:
+    """Whether `plan`'s share of the tally buffer fits a binding, and the binding fits
+    beside any view of TensorDescs src and dst."""
+    return (plan.tally_bytes <= device.window_bytes
+            and windows_bound(device, src) + windows_bound(device, dst) + 1
+            <= device.max_storage_bindings)
 
 
 def unpack(tensors, count: int, arg: str) -> list:
@@ -278,7 +296,8 @@ class CompiledOp:
 
     def _bind(self, xs, ys):
         dev = self.device
-        blocks = [dev.alloc(n, what=what) for _, n, what in self.scratch]
+        blocks = [dev.tally_block(n) if what == TALLY else dev.alloc(n, what=what)
+                  for _, n, what in self.scratch]
         bufs = [t._buf for t in xs] + [t._buf for t in ys] + [b.buffer for b in blocks]
         key = (tuple(map(id, bufs)), tuple(t._off for t in xs), tuple(t._off for t in ys))
         bound = self._bound.get(key)
@@ -308,12 +327,15 @@ class CompiledOp:
         raise NotImplementedError
 
 
-def plan_launches(device, plan, x, out, scratch=None) -> list[Launch]:
+def plan_launches(device, plan, x, out, scratch=None, scratch_tally=None) -> list[Launch]:
     """Launches of a one-input, one-output plan (ArgMax/ArgMin, Hardmax) whose first step
-    reads `x` and whose last writes `out`; `scratch` holds the partials."""
-    n_out_win_max = device.max_storage_bindings - 1
+    reads `x` and whose last writes `out`; `scratch` holds the partials, `scratch_tally`
+    is the device's tally buffer (plan.tally_bytes of it bound last)."""
+    tally = [(scratch_tally, 0, plan.tally_bytes)] if plan.tally_bytes else []
+    n_out_win_max = device.max_storage_bindings - 1 - len(tally)
     out_off, out_wins = bind(device, out, n_out_win_max, "output")
-    in_off, in_wins = bind(device, x, device.max_storage_bindings - len(out_wins), "input")
+    in_off, in_wins = bind(device, x, device.max_storage_bindings - len(out_wins) - len(tally),
+                           "input")
     # bind what the plan uses: a cached scratch buffer may be larger
     scratch_bytes = max(4, -(-plan.partial_bytes // 4) * 4)
     result = []
@@ -338,7 +360,8 @@ def plan_launches(device, plan, x, out, scratch=None) -> list[Launch]:
                                                 n_in_win=len(src), n_out_win=len(dst))
         params = planmod.pack_uniform(step.params, in_offset=src_off, out_offset=dst_off,
                                       win_words=device.window_bytes // 4)
-        result.append(Launch(pipeline, layout, src + dst, params, step.n_groups))
+        result.append(Launch(pipeline, layout, src + dst + (tally if step.tally else []),
+                             params, step.n_groups))
     return result
 
 
@@ -351,10 +374,13 @@ class CompiledUnary(CompiledOp):
     def _ready_unary(self) -> None:
         scratch = [("partials", self.plan.partial_bytes, "partials")] \
             if self.plan.partial_bytes else []
+        if self.plan.tally_bytes:
+            scratch.append(("tally", self.plan.tally_bytes, TALLY))
         self._ready([self.desc.input], [self.desc.output], ["output"], scratch)
 
     def launches(self, xs, ys, scratch) -> list[Launch]:
-        return plan_launches(self.device, self.plan, xs[0], ys[0], scratch.get("partials"))
+        return plan_launches(self.device, self.plan, xs[0], ys[0], scratch.get("partials"),
+                             scratch.get("tally"))
 
 
 # -- the functional API's hot path --------------------------------------------------------

@@ -29,7 +29,7 @@ from ..errors import (
     WebGPUValidationError,
 )
 from ..plan import WINDOW_ALIGN
-from .allocator import CachingAllocator
+from .allocator import Block, CachingAllocator, size_class
 
 # name (case-insensitive) -> (Python package, implementation name)
 IMPLEMENTATIONS = {"wgpu": ("wgpu", "wgpu-native"), "dawn": ("wgpudawn", "dawn")}
@@ -230,6 +230,7 @@ class Device:
             max_buffer_size=self.max_buffer_size, cache_limit=int(cache_limit),
             memory_limit=memory_limit, is_oom=self._is_oom)
         self._subgroup_size: int | None = None
+        self._tally = None  # tally_block's buffer
         self._captures = threading.local()  # the Graph a thread records (runtime/graph.py)
         self._pending = None  # the open batch of eager calls (runtime/dispatch.py)
         self._large_streak = 0  # large calls since the last wait (runtime/dispatch.py)
@@ -330,6 +331,22 @@ class Device:
         """A Block (allocator.py) of a storage buffer of at least `nbytes`, with the tensor
         usage (STORAGE | COPY_SRC | COPY_DST) plus `usage`."""
         return self.allocator.alloc(nbytes, self.tensor_usage | int(usage), what)
+
+    def tally_block(self, nbytes: int):
+        """A Block of the device's tally buffer, at least `nbytes`: counters and partial
+        indices that the workgroups of one dispatch pass each other (ArgMax/ArgMin's merge
+        in the split pass, kernels/argreduce.wgsl.j2). Its words are 0 whenever no dispatch
+        runs: a new buffer is zero-filled (WebGPU clears every buffer it creates) and each
+        dispatch sets the words it used back to 0, so dispatches that share it need no
+        clearing between them, in any order (one queue runs them one after another). The
+        allocator never hands it out; a larger request replaces it (bind groups keep the
+        old one while they live)."""
+        block = self._tally
+        if block is None or block.size < nbytes:
+            size = max(size_class(nbytes), 2 * block.size if block is not None else 0)
+            buffer = self.create_buffer(size, what="tally")
+            block = self._tally = Block(buffer, size, self.tensor_usage, None)
+        return block
 
     def uniform_block(self, data: np.ndarray):
         """A Block of a uniform buffer holding `data`, written once through the queue."""
