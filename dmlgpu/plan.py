@@ -213,7 +213,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # last workgroup of each block of outputs to finish merges them (tuning.TALLY_MERGE),
     # where that takes it few loads a thread
     fused = (tally and sink == "index" and tuning.TALLY_MERGE and not run_words
-             and strategy in tuning.TALLY_STRATEGIES)
+             and strategy in tuning.TALLY_STRATEGIES and dt.bits in tuning.TALLY_BITS)
     if fused:
         # a workgroup's outputs (a block), and threads per output in the merge (a power of
         # two; one, each thread looping over outputs, from a workgroup's worth of outputs)
@@ -262,7 +262,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # writes none: False, so as not to key a second pipeline of the same code)
     smajor = split > 1 and merge == "col" and tuning.PARTIALS_SPLIT_MAJOR
     common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL,
-                  radix=tuning.REDUCE_TREE_RADIX)
+                  radix=tuning.REDUCE_TREE_RADIX, tally=False)
     first = dict(common, multi_red=len(walked) > 1, red2=len(walked) == 2, walk="carry")
     if tilecol:
         first["run"] = wrun

@@ -322,8 +322,17 @@ PARTIALS_SPLIT_MAJOR = True
 # 4 or more: float16 2^27 flat (8 a thread) 104.6 -> 108.2, (2, 256, 256, 1024) over (1,
 # 2) (16) 111.7 -> 116.6; a split capped below a quarter of a GPU's threads lost too (uint8
 # (2, 256, 256, 1024) over (1, 2), split 64 -> 4: 68.3 -> 108.9 us).
+# The whole grid, same run, two passes of each (bench/results/argreduce-tally/
+# h100-wgpu-tally-grid.json, the better of two, argmax): uint8 faster at all 19 points
+# that merge in the pass (-2.0 to -10.1 us; at 85% of a copy 3-4 -> 8-14 of 51), float32
+# at 14 of 18 rows (-0.2 to -8.2 us; +3.4 / +3.7 at two rows of two outputs, whose split
+# the cap narrows 2048 -> 512) but columns slower (two-way splits: +14 us); float16
+# slower at all 22 (+0.9 to +16 us, rows and tile columns alike, though 1-2 us faster
+# over short reductions, h100-wgpu-tally3.json): hence these strategies and element
+# bits (64-bit keys not measured: they keep the merge pass).
 TALLY_MERGE = True
-TALLY_STRATEGIES = ("row", "lanes", "tilecol", "col")
+TALLY_STRATEGIES = ("row", "lanes", "tilecol")
+TALLY_BITS = (8, 32)
 TALLY_MAX_PER_THREAD = 2
 TALLY_UNROLL = 2  # (both of a thread's loads in flight at once)
 TALLY_CAP_SPLIT = True

@@ -927,6 +927,7 @@ def test_tally_merge(tuned, dtype, tally):
     tally buffer all 0 again after the calls."""
     rng = rng_for("tally", dtype)
     d = tuned(TALLY_MERGE=tally, TALLY_MAX_PER_THREAD=1 << 20, TALLY_CAP_SPLIT=False,
+              TALLY_BITS=(8, 16, 32, 64), TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
               TALLY_UNROLL=2, TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
               PACKED_ROW_CHUNK_WORDS=512, MIN_COL_CHUNK=16, TILECOL_MIN_ROWS=16,
               COL_VOUT=dict.fromkeys((8, 16, 32, 64), 1))
@@ -967,9 +968,9 @@ def test_tally_merge(tuned, dtype, tally):
 def test_tally_merge_choice(tuned):
     """Where the merge runs: in the split pass where one workgroup merges a block's
     partials in at most TALLY_MAX_PER_THREAD loads a thread (a row of one output splits at
-    most 512 ways then, where that leaves TALLY_CAP_MIN_THREADS running); a merge pass
-    where the split must stay wide, for Hardmax's one-hot, and where the tally's binding
-    would not fit beside the tensors' windows."""
+    most 512 ways then, where that leaves TALLY_CAP_MIN_THREADS running), for the
+    strategies and element bits tuning names; a merge pass where the split must stay wide,
+    elsewhere, and for Hardmax's one-hot."""
     def notes(d, dtype, shape, axes, desc=dg.ArgMaxDesc):
         out = tuple(1 if i in axes else k for i, k in enumerate(shape))
         return d.compile(desc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
@@ -978,8 +979,14 @@ def test_tally_merge_choice(tuned):
     p = notes(d, "uint8", (1 << 27,), (0,))  # (a plan only: nothing is uploaded)
     assert p.notes["tally_merge"] and p.notes["split"] == 512 and len(p.steps) == 1, p.notes
     assert p.tally_bytes == (512 + 1) * 4
-    p = notes(d, "float32", (1 << 16, 512), (0,))  # columns split 1024 ways, 256 a block
-    assert not p.notes["tally_merge"] and len(p.steps) == 2, p.notes
+    assert notes(d, "float32", (1 << 27,), (0,)).notes["tally_merge"]
+    for dtype, shape in (("float16", (1 << 27,)), ("int64", (1 << 27,)),
+                         ("float32", (1 << 16, 512))):  # (columns: not a strategy named)
+        p = notes(d, dtype, shape, (0,))
+        assert not p.notes["tally_merge"] and len(p.steps) == 2, (dtype, p.notes)
+    d = tuned(TALLY_STRATEGIES=("col",), TALLY_BITS=(32,))
+    p = notes(d, "float32", (1 << 16, 512), (0,))  # split 1024 ways, 256 outputs a block
+    assert not p.notes["tally_merge"] and p.notes["split"] == 1024, p.notes
     t = dg.TensorDesc("float32", (1, 1 << 22))
     assert not d.compile(dg.Hardmax1Desc(t, t, (1,))).plan.tally_bytes
     d = tuned(TALLY_CAP_SPLIT=False)
