@@ -308,34 +308,33 @@ PARTIALS_SPLIT_MAJOR = True
 # ArgMax/ArgMin's split plans merge in the split pass: the last workgroup of each block of
 # outputs to finish (by a counter in the device's tally buffer) merges the block's partial
 # indices, instead of a second dispatch, where it takes at most TALLY_MAX_PER_THREAD of them
-# a thread (TALLY_UNROLL loads in flight), and such plans split at most that much (a row
-# of one output: 512 ways) where that leaves TALLY_CAP_MIN_THREADS running. H100,
-# wgpu-native, 2026-11-26: the merge pass added 5-6 us to every split plan, and an empty
-# dispatch in its place the same (uint8 (512, 512, 512) over every axis: 52.1 us split +
-# 6.1 merge = 57.3 us; .scratch probe, summarized in bench/results/argreduce-tally/). Same
-# run, GPU time, two passes -> this (bench/results/argreduce-tally/h100-wgpu-tally3.json):
-# uint8 (512, 512, 512) over every axis 58.0 -> 56.1 us, float16 104.0 -> 102.0, float32
-# 188.8 -> 188.4; uint8 (8192, 4096, 2) over axis 0 36.9 -> 34.2, (128, 128, 128, 64)
-# over (0, 2) 70.9 -> 61.7, float32 2^24 flat 38.0 -> 35.2; short reductions 1-2.3 us
-# faster (4 x 150000: uint8 12.7 -> 10.4, float32 12.0 -> 10.9); float16 (8192, 4096, 2)
-# over axis 0 59.0 -> 59.2. Up to 16 a thread (h100-wgpu-tally2.json) lost where it took
-# 4 or more: float16 2^27 flat (8 a thread) 104.6 -> 108.2, (2, 256, 256, 1024) over (1,
-# 2) (16) 111.7 -> 116.6; a split capped below a quarter of a GPU's threads lost too (uint8
-# (2, 256, 256, 1024) over (1, 2), split 64 -> 4: 68.3 -> 108.9 us).
-# The whole grid, same run, two passes of each (bench/results/argreduce-tally/
-# h100-wgpu-tally-grid.json, the better of two, argmax): uint8 faster at all 19 points
-# that merge in the pass (-2.0 to -10.1 us; at 85% of a copy 3-4 -> 8-14 of 51), float32
-# at 14 of 18 rows (-0.2 to -8.2 us; +3.4 / +3.7 at two rows of two outputs, whose split
-# the cap narrows 2048 -> 512) but columns slower (two-way splits: +14 us); float16
-# slower at all 22 (+0.9 to +16 us, rows and tile columns alike, though 1-2 us faster
-# over short reductions, h100-wgpu-tally3.json): hence these strategies and element
-# bits (64-bit keys not measured: they keep the merge pass).
+# a thread (TALLY_UNROLL loads in flight). H100, wgpu-native, 2026-11-26: the merge pass
+# added 5-6 us to every split plan, and an empty dispatch in its place the same (uint8
+# (512, 512, 512) over every axis: 52.1 us split + 6.1 merge = 57.3 us; bench/results/
+# argreduce-tally/h100-wgpu-mergeprobe.log). Same run, GPU time, two passes -> this
+# (bench/results/argreduce-tally/, README there): short reductions 1-2.3 us faster (4 x
+# 150000: uint8 12.7 -> 10.4 us, float32 12.0 -> 10.9; h100-wgpu-tally3.json); the grid
+# (h100-wgpu-tally-grid.json, the better of two passes each): uint8 faster at all 19
+# points that merge in the pass (-2.0 to -10.1 us), float32 at 14 of 18 rows (-0.2 to
+# -8.2 us) but columns slower (+14 us at two-way splits), float16 slower at all 22 (+0.9
+# to +16 us); Dawn (h100-dawn-tally-grid.json) uint8 19 / 19 (-0.5 to -12.4 us), float32
+# 15 / 16. Up to 16 a thread (h100-wgpu-tally2.json) lost where it took 4 or more. Hence
+# these strategies and element bits (H200, h200-wgpu-tally-grid-u1.json: uint8 faster at
+# all 19 again, -0.4 to -5.9 us; float32 rows -20 to +8 us, float16 -6 to +10 us, int64
+# -3.6 to +4.3 us).
 TALLY_MERGE = True
 TALLY_STRATEGIES = ("row", "lanes", "tilecol")
 TALLY_BITS = (8, 32)
 TALLY_MAX_PER_THREAD = 2
-TALLY_UNROLL = 2  # (both of a thread's loads in flight at once)
-TALLY_CAP_SPLIT = True
+# (2: both of a thread's loads in flight; with it float16 lost up to 15 us more on the H100,
+# a kernel's registers, it seems, for a loop that runs in one workgroup)
+TALLY_UNROLL = 1
+# Such plans splitting at most that much (a row of one output: 512 ways) where that
+# leaves TALLY_CAP_MIN_THREADS running: off. H100 (h100-wgpu-tally3.json): uint8 2^27
+# elements over every axis 58.0 -> 56.1 us, float32 2^24 38.0 -> 35.2; H200 (h200-wgpu-
+# tally-grid-u1.json): the one-output reductions of 2^27 elements 4096 -> 512 ways slower,
+# float32 +21 us, float16 +10, int64 +4.
+TALLY_CAP_SPLIT = False
 TALLY_CAP_MIN_THREADS = 1 << 17
 # The merging workgroup waits for a partial index at most this many loads (it was stored
 # before its workgroup counted in, so the first load sees it on every GPU measured; the

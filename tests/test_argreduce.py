@@ -967,20 +967,21 @@ def test_tally_merge(tuned, dtype, tally):
 
 def test_tally_merge_choice(tuned):
     """Where the merge runs: in the split pass where one workgroup merges a block's
-    partials in at most TALLY_MAX_PER_THREAD loads a thread (a row of one output splits at
-    most 512 ways then, where that leaves TALLY_CAP_MIN_THREADS running), for the
-    strategies and element bits tuning names; a merge pass where the split must stay wide,
-    elsewhere, and for Hardmax's one-hot."""
+    partials in at most TALLY_MAX_PER_THREAD loads a thread, for the strategies and
+    element bits tuning names (with TALLY_CAP_SPLIT a row of one output splits at most
+    512 ways, where that leaves TALLY_CAP_MIN_THREADS running); a merge pass elsewhere and
+    for Hardmax's one-hot."""
     def notes(d, dtype, shape, axes, desc=dg.ArgMaxDesc):
         out = tuple(1 if i in axes else k for i, k in enumerate(shape))
         return d.compile(desc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
                               axes)).plan
-    d = tuned()
-    p = notes(d, "uint8", (1 << 27,), (0,))  # (a plan only: nothing is uploaded)
-    assert p.notes["tally_merge"] and p.notes["split"] == 512 and len(p.steps) == 1, p.notes
-    assert p.tally_bytes == (512 + 1) * 4
-    assert notes(d, "float32", (1 << 27,), (0,)).notes["tally_merge"]
-    for dtype, shape in (("float16", (1 << 27,)), ("int64", (1 << 27,)),
+    d = tuned(TALLY_CAP_SPLIT=False)
+    p = notes(d, "uint8", (1 << 22,), (0,))  # (a plan only: nothing is uploaded)
+    assert p.notes["tally_merge"] and p.notes["split"] == 32 and len(p.steps) == 1, p.notes
+    assert p.tally_bytes == (32 + 1) * 4
+    assert notes(d, "float32", (1 << 22,), (0,)).notes["tally_merge"]
+    for dtype, shape in (("float16", (1 << 22,)), ("int64", (1 << 22,)),  # (bits)
+                         ("uint8", (1 << 27,)),  # (1024 ways: 4 partials a thread)
                          ("float32", (1 << 16, 512))):  # (columns: not a strategy named)
         p = notes(d, dtype, shape, (0,))
         assert not p.notes["tally_merge"] and len(p.steps) == 2, (dtype, p.notes)
@@ -989,9 +990,9 @@ def test_tally_merge_choice(tuned):
     assert not p.notes["tally_merge"] and p.notes["split"] == 1024, p.notes
     t = dg.TensorDesc("float32", (1, 1 << 22))
     assert not d.compile(dg.Hardmax1Desc(t, t, (1,))).plan.tally_bytes
-    d = tuned(TALLY_CAP_SPLIT=False)
+    d = tuned(TALLY_CAP_SPLIT=True, TALLY_STRATEGIES=("row",), TALLY_BITS=(8,))
     p = notes(d, "uint8", (1 << 27,), (0,))
-    assert not p.notes["tally_merge"] and p.notes["split"] > 512, p.notes
+    assert p.notes["tally_merge"] and p.notes["split"] == 512 and len(p.steps) == 1, p.notes
     d = tuned(TALLY_CAP_SPLIT=True, TALLY_CAP_MIN_THREADS=1 << 30)
     p = notes(d, "uint8", (1 << 27,), (0,))
     assert not p.notes["tally_merge"] and p.notes["split"] > 512, p.notes
