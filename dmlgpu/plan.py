@@ -32,8 +32,8 @@ class Step:
     # variables of its variant for an input and output whose offsets are at different
     # places in their words (checked when bound): Hardmax's streamed zeros need them alike
     skew: dict | None = None
-    # binds the device's tally buffer last (runtime.device.Device.tally_block): the fused
-    # merge's counters and partials, zero between dispatches
+    # binds the device's tally buffer last (runtime.device.Device.tally_block): the
+    # counters and partials of the merge in the split pass, zero between dispatches
     tally: bool = False
 
 
@@ -212,9 +212,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # one-hot) and the partials' indices are the output's (not short runs as lanes): the
     # last workgroup of each block of outputs to finish merges them (tuning.TALLY_MERGE),
     # where that takes it few loads a thread
-    fused = (tally and sink == "index" and tuning.TALLY_MERGE and not run_words
+    in_pass = (tally and sink == "index" and tuning.TALLY_MERGE and not run_words
              and strategy in tuning.TALLY_STRATEGIES and dt.bits in tuning.TALLY_BITS)
-    if fused:
+    if in_pass:
         # a workgroup's outputs (a block), and threads per output in the merge (a power of
         # two; one, each thread looping over outputs, from a workgroup's worth of outputs)
         if strategy == "tilecol":
@@ -230,7 +230,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     split = 1
     if threads < tuning.TARGET_THREADS:
         cap = tuning.MAX_SPLIT
-        if fused and tuning.TALLY_CAP_SPLIT and tpo > 1:
+        if in_pass and tuning.TALLY_CAP_SPLIT and tpo > 1:
             few = tpo * tuning.TALLY_MAX_PER_THREAD
             if threads * few >= tuning.TALLY_CAP_MIN_THREADS:  # (threads enough still)
                 cap = min(cap, few)
@@ -255,7 +255,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if len(reds[0].strides) > 1:  # a same-shape output (Hardmax)
         dims["rout"] = [d.strides[1] for d in reds]
     first_sink = sink if split == 1 else "partials"
-    fused = fused and split > 1 and tally_per_thread(split) <= tuning.TALLY_MAX_PER_THREAD
+    in_pass = in_pass and split > 1 and tally_per_thread(split) <= tuning.TALLY_MAX_PER_THREAD
     merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
     # partials split-major where a thread per output merges them (its warp's loads
     # neighbouring entries), output-major where a workgroup per output does (one pass
@@ -283,7 +283,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             walk_mid = _walk(reds[-1].size, tpr, unroll, len(walked) == 2)
     fuse = {}
     tally_words = 0
-    if fused:
+    if in_pass:
         blocks = groups // split
         fuse = dict(tally=True, tally_tpo=tpo, tally_spin=tuning.TALLY_SPIN,
                     tally_unroll=tuning.TALLY_UNROLL)
@@ -297,13 +297,13 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                  **(dict(col_words=col_words) if vout > 1 else {})),
                   dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],
                        nr=len(walked), n_out=n_out, n_red=n_walk, chunk=chunk, n_split=split,
-                       n_groups=groups, **(dict(aux0=block) if fused else {})),
-                  groups, "input", "output" if split == 1 or fused else "partials",
+                       n_groups=groups, **(dict(aux0=block) if in_pass else {})),
+                  groups, "input", "output" if split == 1 or in_pass else "partials",
                   mid_word=(dict(packed_rows=False, **walk_mid) if packed and len(reds) > 1 else
                             dict(col_words=False) if col_words else None),
                   tally=tally_words > 0)]
     partial_bytes = 0
-    if split > 1 and not fused:
+    if split > 1 and not in_pass:
         partial_bytes = n_out * split * (dt.key_words + 1) * 4
         mgroups = n_out if merge == "row" else _ceil(n_out, wg)
         steps.append(Step(template, dict(common, strategy=merge, source="partials", sink=sink,
@@ -314,7 +314,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                n_groups=mgroups),
                           mgroups, "partials", "output"))
     notes = dict(strategy="interleave" if interleave else strategy, split=split, chunk=chunk,
-                 tally_merge=fused,
+                 tally_merge=in_pass,
                  threads_per_row=tpr if strategy in ("row", "lanes") else 0,
                  packed=packed or tilecol or strategy == "lanes" or col_words,
                  row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun)
