@@ -321,10 +321,12 @@ PARTIALS_SPLIT_MAJOR = True
 # 15 / 16. Up to 16 a thread (h100-wgpu-tally2.json) lost where it took 4 or more. Hence
 # these strategies and element bits (H200, h200-wgpu-tally-grid-u1.json: uint8 faster at
 # all 19 again, -0.4 to -5.9 us; float32 rows -20 to +8 us, float16 -6 to +10 us, int64
-# -3.6 to +4.3 us).
+# -3.6 to +4.3 us). Then without the split cap (H100, h100-wgpu-tally-grid-bits.json):
+# int64 faster at all 9 points that merge in the pass (-1.4 to -4.1 us), float16 slower at
+# 12 of 13 (-0.2 to +7.9 us): 16-bit elements keep the merge pass.
 TALLY_MERGE = True
 TALLY_STRATEGIES = ("row", "lanes", "tilecol")
-TALLY_BITS = (8, 32)
+TALLY_BITS = (8, 32, 64)
 TALLY_MAX_PER_THREAD = 2
 # (2: both of a thread's loads in flight; with it float16 lost up to 15 us more on the H100,
 # a kernel's registers, it seems, for a loop that runs in one workgroup)

@@ -980,7 +980,8 @@ def test_tally_merge_choice(tuned):
     assert p.notes["tally_merge"] and p.notes["split"] == 32 and len(p.steps) == 1, p.notes
     assert p.tally_bytes == (32 + 1) * 4
     assert notes(d, "float32", (1 << 22,), (0,)).notes["tally_merge"]
-    for dtype, shape in (("float16", (1 << 22,)), ("int64", (1 << 22,)),  # (bits)
+    assert notes(d, "int64", (1 << 22,), (0,)).notes["tally_merge"]
+    for dtype, shape in (("float16", (1 << 22,)), ("uint16", (1 << 22,)),  # (bits)
                          ("uint8", (1 << 27,)),  # (1024 ways: 4 partials a thread)
                          ("float32", (1 << 16, 512))):  # (columns: not a strategy named)
         p = notes(d, dtype, shape, (0,))
