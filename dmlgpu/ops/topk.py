@@ -737,7 +737,8 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
              octaves=octaves, rank_bins=rank_bins,
              sg_bits=lanes, bins=bins, passes=passes, sel_passes=sel_passes,
              sink="cands" if chunked else "output", packed=packed, dense_all=dense_all,
-             ent_pack=ent_pack, chunk_major=chunked and bool(tuning.TOPK_WIDE_CHUNK_MAJOR)),
+             ent_pack=ent_pack, slot_words=slots_words,
+             chunk_major=chunked and bool(tuning.TOPK_WIDE_CHUNK_MAJOR)),
         dict(chunk=tile, n_split=lists) if chunked else {}, rows * lists if chunked else rows,
         cout="a" if chunked else None)
     if lanes:
