@@ -285,8 +285,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     tally_words = 0
     if in_pass:
         blocks = groups // split
-        fuse = dict(tally=True, tally_tpo=tpo, tally_spin=tuning.TALLY_SPIN,
-                    tally_unroll=tuning.TALLY_UNROLL)
+        fuse = dict(tally=True, tally_tpo=tpo, tally_spin=tuning.TALLY_SPIN)
         tally_words = n_out * split + blocks
     steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
                                  **fuse,

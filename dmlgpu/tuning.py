@@ -308,7 +308,7 @@ PARTIALS_SPLIT_MAJOR = True
 # ArgMax/ArgMin's split plans merge in the split pass: the last workgroup of each block of
 # outputs to finish (by a counter in the device's tally buffer) merges the block's partial
 # indices, instead of a second dispatch, where it takes at most TALLY_MAX_PER_THREAD of them
-# a thread (TALLY_UNROLL loads in flight). H100, wgpu-native, 2026-11-26: the merge pass
+# a thread (one at a time). H100, wgpu-native, 2026-11-26: the merge pass
 # added 5-6 us to every split plan, and an empty dispatch in its place the same (uint8
 # (512, 512, 512) over every axis: 52.1 us split + 6.1 merge = 57.3 us; bench/results/
 # argreduce-tally/h100-wgpu-mergeprobe.log). Same run, GPU time, two passes -> this
@@ -327,10 +327,10 @@ PARTIALS_SPLIT_MAJOR = True
 TALLY_MERGE = True
 TALLY_STRATEGIES = ("row", "lanes", "tilecol")
 TALLY_BITS = (8, 32, 64)
+# (A thread's two partials loaded together, an unrolled merge loop, cost float16 up to 15
+# us more on the H100, a kernel's registers, it seems, for a loop that runs in one
+# workgroup: h100-wgpu-tally-grid.json against h100-wgpu-tally3.json; removed.)
 TALLY_MAX_PER_THREAD = 2
-# (2: both of a thread's loads in flight; with it float16 lost up to 15 us more on the H100,
-# a kernel's registers, it seems, for a loop that runs in one workgroup)
-TALLY_UNROLL = 1
 # Such plans splitting at most that much (a row of one output: 512 ways) where that
 # leaves TALLY_CAP_MIN_THREADS running: off. H100 (h100-wgpu-tally3.json): uint8 2^27
 # elements over every axis 58.0 -> 56.1 us, float32 2^24 38.0 -> 35.2; H200 (h200-wgpu-

@@ -921,14 +921,14 @@ def test_tally_merge(tuned, dtype, tally):
     """Split plans merge in the split pass (tuning.TALLY_MERGE): each workgroup stores its
     outputs' partial indices in the device's tally buffer and counts itself in; the last of
     a block's workgroups merges them, reading their keys from the input again. Every
-    strategy that splits, a thread merging one partial or several (the unrolled loop and
-    the loop after it), blocks past the last output, ties, NaN and extremes, both ops and
+    strategy that splits, a thread merging one partial or several, blocks past the last
+    output, ties, NaN and extremes, both ops and
     directions; the plan's choice asserted each way (the merge pass otherwise), and the
     tally buffer all 0 again after the calls."""
     rng = rng_for("tally", dtype)
     d = tuned(TALLY_MERGE=tally, TALLY_MAX_PER_THREAD=1 << 20, TALLY_CAP_SPLIT=False,
               TALLY_BITS=(8, 16, 32, 64), TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
-              TALLY_UNROLL=2, TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
+              TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
               PACKED_ROW_CHUNK_WORDS=512, MIN_COL_CHUNK=16, TILECOL_MIN_ROWS=16,
               COL_VOUT=dict.fromkeys((8, 16, 32, 64), 1))
     seen = set()
@@ -949,8 +949,8 @@ def test_tally_merge(tuned, dtype, tally):
                     {"row", "tilecol", "interleave"}), seen
     if tally:  # every word read and set back to 0 (a bound plan's share: its tally_bytes)
         assert d._tally is not None and not d.download(d._tally.buffer, 0, d._tally.size).any()
-    # several partials a thread in the merge, an odd number (the unrolled loop and the one
-    # after it): columns, a block of outputs a workgroup
+    # several partials a thread in the merge, an odd number of them: columns, a block of
+    # outputs a workgroup
     for n in (624, 1200, 2000, 2800):
         op = d.compile(dg.ArgMinDesc(dg.TensorDesc(dtype, (n, 256)),
                                      dg.TensorDesc("int64", (1, 256)), (0,)))
