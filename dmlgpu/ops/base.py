@@ -51,11 +51,24 @@ def bind(device, tensor, max_windows: int, what: str):
     return tensor._off - base // isz, wins
 
 
+def span_bytes(sizes, strides, itemsize: int) -> int:
+    """Bytes between the first and the last element a tensor of these sizes touches."""
+    if any(n == 0 for n in sizes):
+        return 0
+    span = 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, strides, strict=True))
+    return span * itemsize
+
+
+def n_windows(nbytes: int, device) -> int:
+    """Storage windows (bindings) that `nbytes` from an aligned start take."""
+    return max(1, -(-nbytes // device.window_bytes))
+
+
 def windows_bound(device, desc) -> int:
-    """The most storage windows a view of `desc` (at any offset) binds."""
-    lo, hi = extent(desc.sizes, desc.element_strides, 0)
-    span = (hi + 1 - lo) * dtypes.lookup(desc.dtype).itemsize
-    return max(1, -(-(span + planmod.WINDOW_ALIGN) // device.window_bytes))
+    """The most storage windows a view of `desc` (at any offset) binds: its span from a
+    start aligned down by up to WINDOW_ALIGN."""
+    span = span_bytes(desc.sizes, desc.element_strides, dtypes.lookup(desc.dtype).itemsize)
+    return n_windows(span + planmod.WINDOW_ALIGN, device)
 
 
 def tally_fits(device, plan, src, dst) -> bool:

@@ -38,18 +38,6 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _span_bytes(sizes, strides, itemsize: int) -> int:
-    """Bytes between the first and the last element a tensor of these sizes touches."""
-    if any(n == 0 for n in sizes):
-        return 0
-    span = 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, strides, strict=True))
-    return span * itemsize
-
-
-def _windows(nbytes: int, device) -> int:
-    return max(1, _ceil(nbytes, device.window_bytes))
-
-
 def coordinate_ranks(sizes) -> tuple[int, int]:
     """Allowed N (coordinate columns): the effective rank (the rank without leading size-1
     dimensions, at least 1) up to the rank."""
@@ -169,16 +157,17 @@ class CompiledNonZeroCoordinates(base.CompiledOp):
                 f"M = {m} (the input's element count) and N in {lo}..{hi} (the input's "
                 f"effective rank up to its rank), rank 2..{validate.MAX_RANK}")
         for field, t, isz in (("input", src, self.dt.itemsize), ("output_coordinates", crd, 4)):
-            if _span_bytes(t.sizes, t.element_strides, isz) >= 4 * _U32:
+            if base.span_bytes(t.sizes, t.element_strides, isz) >= 4 * _U32:
                 raise DeviceLimitError(f"{name}.{field}: spans 2^32 or more 32-bit words, "
                                        "past the kernels' word indices")
         self.plan = plan(src.sizes, src.element_strides, self.dt, sizes[-1],
                          crd.element_strides[-2:])
         # the bindings that tensors at offset 0 need
-        wins = {"": 0, "scratch": _windows(self.plan.partial_bytes, device),
-                "input": _windows(_span_bytes(src.sizes, src.element_strides,
-                                              self.dt.itemsize), device),
-                "coordinates": _windows(_span_bytes(sizes, crd.element_strides, 4), device)}
+        wins = {"": 0, "scratch": base.n_windows(self.plan.partial_bytes, device),
+                "input": base.n_windows(base.span_bytes(src.sizes, src.element_strides,
+                                                        self.dt.itemsize), device),
+                "coordinates": base.n_windows(base.span_bytes(sizes, crd.element_strides, 4),
+                                              device)}
         # a scatter that binds the count too must leave it a binding, and the coordinates
         # one window more than at offset 0: else the scan keeps its own dispatch (the same
         # scratch layout)
