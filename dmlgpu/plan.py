@@ -285,7 +285,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     tally_words = 0
     if in_pass:
         blocks = groups // split
-        fuse = dict(tally=True, tally_tpo=tpo, tally_spin=tuning.TALLY_SPIN)
+        fuse = dict(tally=True, tally_tpo=tpo, tally_spin=tuning.TALLY_SPIN,
+                    tally_n=_tally_batch(split if tpo == 1 else _ceil(split, tpo)))
         tally_words = n_out * split + blocks
     steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
                                  **fuse,
@@ -318,6 +319,11 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                  packed=packed or tilecol or strategy == "lanes" or col_words,
                  row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun)
     return Plan(steps, partial_bytes, notes, tally_words * 4)
+
+
+def _tally_batch(n: int) -> int:
+    """Partials a thread of the tally merge loads at once (all n, or 0: one at a time)."""
+    return n if n <= tuning.TALLY_BATCH else 0
 
 
 def _walk(n_in: int, tpr: int, unroll: int, red2: bool) -> dict:

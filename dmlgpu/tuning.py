@@ -308,7 +308,7 @@ PARTIALS_SPLIT_MAJOR = True
 # ArgMax/ArgMin's split plans merge in the split pass: the last workgroup of each block of
 # outputs to finish (by a counter in the device's tally buffer) merges the block's partial
 # indices, instead of a second dispatch, where it takes at most TALLY_MAX_PER_THREAD of them
-# a thread (one at a time). H100, wgpu-native, 2026-11-26: the merge pass
+# a thread (see TALLY_BATCH). H100, wgpu-native, 2026-11-26: the merge pass
 # added 5-6 us to every split plan, and an empty dispatch in its place the same (uint8
 # (512, 512, 512) over every axis: 52.1 us split + 6.1 merge = 57.3 us; bench/results/
 # argreduce-tally/h100-wgpu-mergeprobe.log). Same run, GPU time, two passes -> this
@@ -327,10 +327,21 @@ PARTIALS_SPLIT_MAJOR = True
 TALLY_MERGE = True
 TALLY_STRATEGIES = ("row", "lanes", "tilecol")
 TALLY_BITS = (8, 32, 64)
-# (A thread's two partials loaded together, an unrolled merge loop, cost float16 up to 15
-# us more on the H100, a kernel's registers, it seems, for a loop that runs in one
-# workgroup: h100-wgpu-tally-grid.json against h100-wgpu-tally3.json; removed.)
+# (A thread's two partials loaded together by an unrolled merge loop cost float16 up to 15
+# us more on the H100: h100-wgpu-tally-grid.json against h100-wgpu-tally3.json; float16
+# no longer merges in the pass, and TALLY_BATCH below loads them together again.)
 TALLY_MAX_PER_THREAD = 2
+# A thread of the merging workgroup with at most this many partials loads all their
+# indices, then all their keys: two round trips to memory instead of two a partial (else
+# one partial at a time; 0: always). H100, wgpu-native, 2026-11-26, same run, the grid's
+# split points where the merge ran in the pass, one at a time (better of two) -> batched
+# (bench/results/argreduce-tally/h100-wgpu-tally-batch.json): float32 faster at 7 of 9
+# ((128, 128, 128, 64) over (1, 2, 3) 210.9 -> 187.0 us, 80 -> 96% of copy; over (0, 1, 3)
+# -6.6 us; +0.4 us at most), uint8 -1.3 to +0.9 us, int64 -0.6 to +0.9. With it, 4 or 8
+# partials a thread (TALLY_MAX_PER_THREAD) gained nothing over 2 (uint8 2^27 over every
+# axis 57.2-58.5 us either way), and float16 in the pass stayed slower (tile columns 58.0
+# -> 66.5 us, h100-wgpu-tally-batch-f16.json).
+TALLY_BATCH = 8
 # Such plans splitting at most that much (a row of one output: 512 ways) where that
 # leaves TALLY_CAP_MIN_THREADS running: off. H100 (h100-wgpu-tally3.json): uint8 2^27
 # elements over every axis 58.0 -> 56.1 us, float32 2^24 38.0 -> 35.2; H200 (h200-wgpu-

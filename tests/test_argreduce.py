@@ -915,23 +915,25 @@ TALLY_CASES = (((1, 50001), (1,), {"row"}),              # a row of one output
 # dim (8-bit: as lanes of words, whose partial indices are not the output's: a merge pass)
 
 
-@pytest.mark.parametrize("tally", [True, False], ids=["tally", "merge-pass"])
+@pytest.mark.parametrize("tally, batch", [(True, 8), (True, 0), (False, 0)],
+                         ids=["tally-batch", "tally-loop", "merge-pass"])
 @pytest.mark.parametrize("dtype", FULL_DTYPES + ("int8",))
-def test_tally_merge(tuned, dtype, tally):
+def test_tally_merge(tuned, dtype, tally, batch):
     """Split plans merge in the split pass (tuning.TALLY_MERGE): each workgroup stores its
     outputs' partial indices in the device's tally buffer and counts itself in; the last of
     a block's workgroups merges them, reading their keys from the input again. Every
-    strategy that splits, a thread merging one partial or several, blocks past the last
-    output, ties, NaN and extremes, both ops and
-    directions; the plan's choice asserted each way (the merge pass otherwise), and the
-    tally buffer all 0 again after the calls."""
+    strategy that splits, a thread merging one partial or several (loaded together,
+    TALLY_BATCH, or one at a time), blocks past the last output, ties, NaN and extremes,
+    both ops and directions; the plan's choice asserted each way (the merge pass
+    otherwise), and the tally buffer all 0 again after the calls."""
     rng = rng_for("tally", dtype)
-    d = tuned(TALLY_MERGE=tally, TALLY_MAX_PER_THREAD=1 << 20, TALLY_CAP_SPLIT=False,
+    d = tuned(TALLY_MERGE=tally, TALLY_BATCH=batch, TALLY_MAX_PER_THREAD=1 << 20,
+              TALLY_CAP_SPLIT=False,
               TALLY_BITS=(8, 16, 32, 64), TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
               TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
               PACKED_ROW_CHUNK_WORDS=512, MIN_COL_CHUNK=16, TILECOL_MIN_ROWS=16,
               COL_VOUT=dict.fromkeys((8, 16, 32, 64), 1))
-    seen = set()
+    seen, batched = set(), set()
     for shape, axes, strategies in TALLY_CASES:
         out = tuple(1 if i in axes else k for i, k in enumerate(shape))
         op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
@@ -942,11 +944,14 @@ def test_tally_merge(tuned, dtype, tally):
         assert notes["tally_merge"] is (tally and not runs), (shape, notes)
         assert len(op.plan.steps) == 2 - notes["tally_merge"], (shape, notes)
         seen.add(notes["strategy"])
+        batched.add(op.plan.steps[0].variables.get("tally_n", 0))
         x = random_values(rng, shape, dtype)
         check(x, axes, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
     assert seen >= ({"row", "interleave", "col"} if dtype in ("float32", "int64") else
                     {"row", "tilecol", "lanes"} if dtype == "float16" else
                     {"row", "tilecol", "interleave"}), seen
+    # (batches of one and of several partials a thread; none where TALLY_BATCH is 0)
+    assert (batched - {0, 1} and 1 in batched) if tally and batch else batched == {0}, batched
     if tally:  # every word read and set back to 0 (a bound plan's share: its tally_bytes)
         assert d._tally is not None and not d.download(d._tally.buffer, 0, d._tally.size).any()
     # several partials a thread in the merge, an odd number of them: columns, a block of
@@ -958,6 +963,7 @@ def test_tally_merge(tuned, dtype, tally):
         assert notes["tally_merge"] is tally, notes
         per = -(-notes["split"] // var.get("tally_tpo", 1))
         if per >= 3 and per % 2 == 1:
+            assert var.get("tally_n", 0) == (per if tally and per <= batch else 0), var
             break
     else:
         raise AssertionError(f"no odd number of partials a thread: {notes}")
