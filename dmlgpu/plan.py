@@ -228,13 +228,16 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         def tally_per_thread(n_split: int) -> int:
             return _ceil(n_split, tpo) if tpo > 1 else _ceil(block, wg) * n_split
     split = 1
-    if threads < tuning.TARGET_THREADS:
+    # (columns and short runs under a kept dim: a warp reads a slice of a row a load)
+    target = (tuning.COL_TARGET_THREADS if strategy == "col" or (short_run and not tilecol)
+              else tuning.TARGET_THREADS)
+    if threads < target:
         cap = tuning.MAX_SPLIT
         if in_pass and tuning.TALLY_CAP_SPLIT and tpo > 1:
             few = tpo * tuning.TALLY_MAX_PER_THREAD
             if threads * few >= tuning.TALLY_CAP_MIN_THREADS:  # (threads enough still)
                 cap = min(cap, few)
-        split = max(1, min(_ceil(tuning.TARGET_THREADS, threads), max_split, cap))
+        split = max(1, min(_ceil(target, threads), max_split, cap))
     chunk = _ceil(n_walk, split)
     split = _ceil(n_walk, chunk)
     if interleave:

@@ -200,6 +200,16 @@ REDUCE_TREE_RADIX = 2
 # 4096: 95/90/87% (torch: 1.02x/0.98x/1.71x). Four times a full GPU: the split workgroups
 # end unevenly, and more of them even out the tail.
 TARGET_THREADS = 1 << 20
+# ... but columns ("col") and short runs under a kept dim (rows of TPR = the run) split
+# only until this many run: a thread walks a longer stretch of its column, fewer partials
+# are written and merged. H100, wgpu-native, 2026-11-26, same runs, % of copy, 2^20 ->
+# 2^17 (bench/results/argreduce-cols/h100-wgpu-coltarget2.json): float32 (2, 4096, 8192)
+# over (0, 1) 72 -> 91%, (8192, 4096, 2) over (0, 2) 71 -> 89%, (128, 128, 128, 64) over
+# (0, 2) 80 -> 90%, int64 84 -> 97%; off the grid (4096, 4096) float32 58 -> 64%, (65536,
+# 512, 2) over (0, 2) 83 -> 89%. 2^16 lost float32 points again (over (0, 1) 85%), 2^15
+# and 2^14 everywhere (66% / 38%); tile columns unchanged from 2^20 to 2^18
+# (h100-wgpu-coltarget.json).
+COL_TARGET_THREADS = 1 << 17
 # Row plans give rows more threads each (up to a workgroup) until this many run (see
 # ARG_ROWS_BYTES).
 ROWS_TARGET_THREADS = 1 << 19

@@ -992,7 +992,7 @@ def test_tally_merge_choice(tuned):
                          ("float32", (1 << 16, 512))):  # (columns: not a strategy named)
         p = notes(d, dtype, shape, (0,))
         assert not p.notes["tally_merge"] and len(p.steps) == 2, (dtype, p.notes)
-    d = tuned(TALLY_STRATEGIES=("col",), TALLY_BITS=(32,))
+    d = tuned(TALLY_STRATEGIES=("col",), TALLY_BITS=(32,), COL_TARGET_THREADS=1 << 20)
     p = notes(d, "float32", (1 << 16, 512), (0,))  # split 1024 ways, 256 outputs a block
     assert not p.notes["tally_merge"] and p.notes["split"] == 1024, p.notes
     t = dg.TensorDesc("float32", (1, 1 << 22))
@@ -1003,6 +1003,28 @@ def test_tally_merge_choice(tuned):
     d = tuned(TALLY_CAP_SPLIT=True, TALLY_CAP_MIN_THREADS=1 << 30)
     p = notes(d, "uint8", (1 << 27,), (0,))
     assert not p.notes["tally_merge"] and p.notes["split"] > 512, p.notes
+
+
+def test_col_target_threads(tuned):
+    """Columns and short runs under a kept dim split until COL_TARGET_THREADS threads run,
+    other plans until TARGET_THREADS (plans only: nothing is uploaded)."""
+    def plan(d, dtype, shape, axes):
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        return d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
+                                       axes)).plan.notes
+    others = set()
+    for target in (1 << 17, 1 << 19):
+        d = tuned(COL_TARGET_THREADS=target)
+        col = plan(d, "float32", (2, 4096, 8192), (0, 1))  # 8192 outputs, a thread each
+        assert (col["strategy"], col["split"]) == ("col", target // 8192), col
+        run = plan(d, "float32", (8192, 4096, 2), (0, 2))  # runs of 2: 2 threads an output
+        assert (run["strategy"], run["threads_per_row"], run["split"]) == \
+            ("row", 2, target // 8192), run
+        flat = plan(d, "float32", (1 << 18, 64), (0, 1))  # (not columns: TARGET_THREADS)
+        tile = plan(d, "uint8", (2, 4096, 8192), (0, 1))  # (tile columns: TARGET_THREADS)
+        assert (flat["strategy"], tile["strategy"]) == ("row", "tilecol")
+        others.add((flat["split"], tile["split"]))
+    assert len(others) == 1, others
 
 
 def test_tally_merge_binding_limits(monkeypatch):
