@@ -228,8 +228,10 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         def tally_per_thread(n_split: int) -> int:
             return _ceil(n_split, tpo) if tpo > 1 else _ceil(block, wg) * n_split
     split = 1
-    # (columns and short runs under a kept dim: a warp reads a slice of a row a load)
-    target = (tuning.COL_TARGET_THREADS if strategy == "col" or (short_run and not tilecol)
+    # (ArgMax/ArgMin's columns and short runs under a kept dim: a warp reads a slice of a
+    # row a load)
+    target = (tuning.COL_TARGET_THREADS
+              if sink == "index" and (strategy == "col" or (short_run and not tilecol))
               else tuning.TARGET_THREADS)
     if threads < target:
         cap = tuning.MAX_SPLIT

@@ -208,7 +208,10 @@ TARGET_THREADS = 1 << 20
 # (0, 2) 80 -> 90%, int64 84 -> 97%; off the grid (4096, 4096) float32 58 -> 64%, (65536,
 # 512, 2) over (0, 2) 83 -> 89%. 2^16 lost float32 points again (over (0, 1) 85%), 2^15
 # and 2^14 everywhere (66% / 38%); tile columns unchanged from 2^20 to 2^18
-# (h100-wgpu-coltarget.json).
+# (h100-wgpu-coltarget.json). Hardmax's column plans (a fill pass first) keep
+# TARGET_THREADS: not measured in these runs, and its grid's one column point of that kind,
+# float32 (512, 256, 512) over (0, 1), took 237 us at 2^17 against 212 at 2^20 (wgpu-native,
+# bench/results/surface/h100-wgpu-argreduce-hardmax-20261126y.json against -20261126u).
 COL_TARGET_THREADS = 1 << 17
 # Row plans give rows more threads each (up to a workgroup) until this many run (see
 # ARG_ROWS_BYTES).

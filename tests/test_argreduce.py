@@ -1006,8 +1006,9 @@ def test_tally_merge_choice(tuned):
 
 
 def test_col_target_threads(tuned):
-    """Columns and short runs under a kept dim split until COL_TARGET_THREADS threads run,
-    other plans until TARGET_THREADS (plans only: nothing is uploaded)."""
+    """ArgMax/ArgMin's columns and short runs under a kept dim split until
+    COL_TARGET_THREADS threads run, other plans (Hardmax's columns among them) until
+    TARGET_THREADS (plans only: nothing is uploaded)."""
     def plan(d, dtype, shape, axes):
         out = tuple(1 if i in axes else k for i, k in enumerate(shape))
         return d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
@@ -1023,7 +1024,10 @@ def test_col_target_threads(tuned):
         flat = plan(d, "float32", (1 << 18, 64), (0, 1))  # (not columns: TARGET_THREADS)
         tile = plan(d, "uint8", (2, 4096, 8192), (0, 1))  # (tile columns: TARGET_THREADS)
         assert (flat["strategy"], tile["strategy"]) == ("row", "tilecol")
-        others.add((flat["split"], tile["split"]))
+        t = dg.TensorDesc("float32", (512, 256, 512))
+        hard = d.compile(dg.Hardmax1Desc(t, t, (0, 1))).plan.notes
+        assert hard["strategy"] == "col", hard
+        others.add((flat["split"], tile["split"], hard["split"]))
     assert len(others) == 1, others
 
 
