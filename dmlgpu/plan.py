@@ -180,10 +180,15 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         n_words = n_out * wrun // pw
         inner_words = kept[-1].size * wrun // pw
         wx_min = min(tuning.TILECOL_WX, 1 << max(0, inner_words - 1).bit_length())
-        ry = max(1, min(wg // wx_min, _pow2_floor(n_walk // tuning.TILECOL_MIN_ROWS)))
+        min_rows = tuning.TILECOL_MIN_ROWS
+        if sink == "index":  # ArgMax/ArgMin (Hardmax keeps the general figure)
+            min_rows = tuning.ARG_TILECOL_MIN_ROWS
+            if wrun > 1:
+                min_rows = tuning.ARG_TILECOL_RUN_MIN_ROWS.get(dt.bits, min_rows)
+        ry = max(1, min(wg // wx_min, _pow2_floor(n_walk // min_rows)))
         strategy, interleave, tpr = "tilecol", False, 0
         threads = _ceil(n_words, wg // ry) * wg
-        max_split = _ceil(n_walk, ry * tuning.TILECOL_MIN_ROWS)
+        max_split = _ceil(n_walk, ry * min_rows)
     # short column reductions over many outputs: COL_VOUT neighbouring outputs of the
     # innermost kept dim a thread (one reduced dim), its fixed costs shared
     vout = tuning.COL_VOUT.get(dt.bits, 1)

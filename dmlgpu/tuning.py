@@ -263,6 +263,16 @@ COL_WORDS = True
 TILECOL = True
 TILECOL_WX = 32
 TILECOL_MIN_ROWS = 128
+# ... ArgMax/ArgMin's at least this many (fewer row groups and splits): H100, wgpu-native,
+# 2026-11-26, the grid's 20 tile-column points x uint8 / float16, same run, % of copy,
+# 128 -> 256 (bench/results/argreduce-cols/h100-wgpu-tilecol-rows.json): uint8 faster at 18
+# of 20 ((512, 512, 512) over axis 0 83 -> 89%, over (0, 1) 72 -> 78%; (2, 256, 256, 1024)
+# over (0, 2) 73 -> 80%; (128, 128, 128, 64) over (0, 1, 2) 72 -> 77%), float16 within a
+# point but (8192, 4096, 2) over (0, 2) 79 -> 83%; 512 lost the 2^26-element points (uint8
+# (2, 4096, 8192) over axis 1 75 -> 62%), 1024 nearly all. 8-bit short runs as lanes keep
+# 128 (ARG_TILECOL_RUN_MIN_ROWS: uint8 (8192, 4096, 2) over (0, 2) 71 -> 66% at 256).
+ARG_TILECOL_MIN_ROWS = 256
+ARG_TILECOL_RUN_MIN_ROWS = {8: 128}
 # An innermost kept dim narrower than this (bits) stays "interleave"/"col": row groups of
 # one word each straddle far-apart kept rows (float16 (8192, 4096, 2) over axis 1, H100,
 # 2026-11-25: interleaved 48% of copy, tilecol 30%).

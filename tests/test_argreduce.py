@@ -1031,6 +1031,34 @@ def test_col_target_threads(tuned):
     assert len(others) == 1, others
 
 
+def test_tilecol_min_rows(tuned):
+    """ArgMax/ArgMin's tile columns take at least ARG_TILECOL_MIN_ROWS rows a row group
+    (fewer row groups and splits as it grows), their 8-bit short runs as lanes
+    ARG_TILECOL_RUN_MIN_ROWS; Hardmax's tile columns TILECOL_MIN_ROWS (plans only)."""
+    def notes(d, dtype, shape, axes):
+        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
+        return d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
+                                       axes)).plan.notes
+    seen = {}
+    for rows in (128, 512):
+        d = tuned(ARG_TILECOL_MIN_ROWS=rows, ARG_TILECOL_RUN_MIN_ROWS={8: 256},
+                  TILECOL_MIN_ROWS=128)
+        cols = notes(d, "float16", (512, 512, 512), (0,))  # 262144 rows of words
+        runs16 = notes(d, "float16", (8192, 4096, 2), (0, 2))  # runs of 2: rows as lanes
+        runs8 = notes(d, "uint8", (8192, 4096, 2), (0, 2))
+        t = dg.TensorDesc("float16", (512, 256, 512))
+        hard = d.compile(dg.Hardmax1Desc(t, t, (0,))).plan.notes
+        assert {cols["strategy"], runs16["strategy"], runs8["strategy"], hard["strategy"]} \
+            == {"tilecol"}
+        assert runs8["lanes_per_output"] == runs16["lanes_per_output"] == 2
+        seen[rows] = [(n["split"], n["row_groups"]) for n in (cols, runs16, runs8, hard)]
+    (c1, r1, e1, h1), (c2, r2, e2, h2) = seen[128], seen[512]
+    assert c1[1] == 4 * c2[1] and r1[0] == 4 * r2[0], seen  # fewer row groups, fewer splits
+    assert e1 == e2 and h1 == h2, seen  # (8-bit runs: their own figure; Hardmax: its own)
+    d = tuned(ARG_TILECOL_RUN_MIN_ROWS={8: 512})
+    assert notes(d, "uint8", (8192, 4096, 2), (0, 2))["split"] * 2 == e1[0], seen
+
+
 def test_tally_merge_binding_limits(monkeypatch):
     """The tally's binding comes last: where it would not fit beside the input's and the
     output's windows (max-storage-buffers-per-shader-stage), or a plan's share of it is
