@@ -622,7 +622,8 @@ def test_short_runs_as_word_lanes(tuned, dtype):
     merged or not, views starting mid-word, the outer reduced dim reversed; extremes
     planted at both ends of the runs (first and last of ties far apart), NaN."""
     # (short runs from 128 elements: a reduction of one row group)
-    d = tuned(MERGE_COL_MIN_OUT=64, TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0, ROW_MIN_RED=128)
+    d = tuned(MERGE_COL_MIN_OUT=64, ARG_TILECOL_MIN_ROWS=64, ARG_TILECOL_RUN_MIN_ROWS={},
+              TILECOL_MIN_RED=0, ROW_MIN_RED=128)
     pw = 4 // np.dtype(dtype).itemsize
     rng = rng_for("short run lanes", dtype)
     combos = combos_for(dtype)
@@ -791,7 +792,7 @@ def test_tile_columns(tuned, dtype):
     load), reversed views (negative strides). Odd or narrow kept widths stay "col" /
     "interleave" / "lanes"."""
     # (both merges at these sizes; the row groups the cases below expect)
-    d = tuned(MERGE_COL_MIN_OUT=64, TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0)
+    d = tuned(MERGE_COL_MIN_OUT=64, ARG_TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0)
     rng = rng_for("tile columns", dtype)
     pw = 4 if np.dtype(dtype).itemsize == 1 else 2
     full = dtype in FULL_DTYPES  # (the others: the lane code, on fewer plans: lavapipe time)
@@ -885,7 +886,7 @@ def test_column_outputs_per_thread(tuned, dtype, vout):
                                  (2,)))
     assert op.plan.notes["outputs_per_thread"] == 1
     check(x, 2, tensor=dg.asarray(x, device=d), combos=HALF)
-    d = tuned(COL_VOUT=every, TILECOL_MIN_RED=64, MIN_COL_CHUNK=4, TARGET_THREADS=1 << 14)
+    d = tuned(COL_VOUT=every, TILECOL_MIN_RED=64, MIN_COL_CHUNK=4, COL_TARGET_THREADS=1 << 14)
     x = random_values(rng, (40, 64), dtype)  # 40 rows split into 10 runs, then merged
     op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, x.shape), dg.TensorDesc("uint32", (1, 64)),
                                  (0,)))
@@ -931,7 +932,8 @@ def test_tally_merge(tuned, dtype, tally, batch):
               TALLY_CAP_SPLIT=False,
               TALLY_BITS=(8, 16, 32, 64), TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
               TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
-              PACKED_ROW_CHUNK_WORDS=512, MIN_COL_CHUNK=16, TILECOL_MIN_ROWS=16,
+              PACKED_ROW_CHUNK_WORDS=512, MIN_COL_CHUNK=16, ARG_TILECOL_MIN_ROWS=16,
+              ARG_TILECOL_RUN_MIN_ROWS={},
               COL_VOUT=dict.fromkeys((8, 16, 32, 64), 1))
     seen, batched = set(), set()
     for shape, axes, strategies in TALLY_CASES:

@@ -38,7 +38,7 @@ def plan_shapes() -> list[tuple]:
         ((tall, 3), (0,)),  # lanes interleaved over a small contiguous kept dim
         ((2, tall, 2), (1,)),  # the same, several blocks
         ((200, wide), (0,)),  # split columns, merged by a thread per output
-        ((32 * tuning.TILECOL_MIN_ROWS + 3, 128), (0,)),  # 8/16-bit: words of columns, row
+        ((32 * tuning.ARG_TILECOL_MIN_ROWS + 3, 128), (0,)),  # 8/16-bit: words of columns, row
         # groups ("tilecol"), split
         ((tuning.TILECOL_MIN_RED, 128), (0,)),  # the same, one row group, one pass
     ]
