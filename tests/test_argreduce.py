@@ -68,6 +68,14 @@ SHAPES = {1: (37,), 2: (5, 7), 3: (3, 4, 5), 4: (2, 3, 4, 3), 5: (2, 3, 2, 3, 2)
           6: (2, 2, 3, 2, 2, 3), 7: (2, 2, 2, 3, 2, 2, 2), 8: (2, 2, 2, 2, 2, 2, 2, 3)}
 
 
+def compile_arg(device, dtype: str, shape, axes):
+    """ArgMax of a `dtype` tensor of `shape` over `axes` (uint32 indices, reduced dims kept)
+    compiled on `device`: its plan, without uploading anything."""
+    out = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return device.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
+                                        axes))
+
+
 def axes_cases(r: int) -> list:
     """First, middle, last axis; all axes (None); negative and unordered sets; non-adjacent
     sets; all axes listed out of order."""
@@ -523,9 +531,7 @@ def test_interleaved_lanes(tuned, dtype, split):
             random_values(rng, shape, dtype)
         if len(shape) == 2:
             x[:, 1] = x[0, 1]  # a column of one value
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                                     axes))
+        op = compile_arg(d, dtype, shape, axes)
         notes = op.plan.notes
         assert notes["strategy"] == "interleave", (shape, notes)
         assert (notes["split"] > 1) is split, (shape, notes)
@@ -604,9 +610,7 @@ def test_short_runs_under_kept_dims(tuned, dtype):
     dev = tuned(TILECOL_RUNS=False)
     rng = rng_for("short runs", dtype)
     for shape, axes, tpr in (((700, 40, 2), (0, 2), 2), ((80, 300, 5, 3), (0, 2, 3), 8)):
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
-                                       dg.TensorDesc("uint32", out), axes))
+        op = compile_arg(dev, dtype, shape, axes)
         notes = op.plan.notes
         assert notes["strategy"] == "row" and notes["threads_per_row"] == tpr, (shape, notes)
         assert notes["split"] > 1, (shape, notes)
@@ -639,9 +643,7 @@ def test_short_runs_as_word_lanes(tuned, dtype):
         x[-3, ..., run - 1] = top
         if dtype == "float16":
             x[11, ..., 1][..., ::3] = np.nan
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                                     axes))
+        op = compile_arg(d, dtype, shape, axes)
         notes = op.plan.notes
         assert notes["strategy"] == "tilecol" and notes["lanes_per_output"] == run, notes
         seen.add((notes["row_groups"] > 1, notes["split"] > 1))
@@ -670,9 +672,7 @@ def test_several_reduced_dims_carry(dev, dtype):
                                       ((30, 5, 40, 7, 50), (0, 2, 4), "row", 3),
                                       ((50, 30, 40, 128), (0, 2), "col", 2),
                                       ((9, 20, 11, 3, 6, 128), (0, 2, 4), "col", 3)):
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
-                                       dg.TensorDesc("uint32", out), axes))
+        op = compile_arg(dev, dtype, shape, axes)
         if strategy == "col" and np.dtype(dtype).itemsize < 4:
             strategy = "tilecol"  # (8/16-bit columns: test_tile_columns)
         assert op.plan.notes["strategy"] == strategy, (shape, op.plan.notes)
@@ -696,9 +696,7 @@ def test_several_reduced_dims_packed(dev, dtype):
                                 ((6, 20, 300, 8), (0, 3), True),
                                 ((30, 5, 40, 7, 52), (0, 2, 4), True),
                                 ((5000, 4, 3), (0, 2), False)):
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        op = dev.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
-                                       dg.TensorDesc("uint32", out), axes))
+        op = compile_arg(dev, dtype, shape, axes)
         assert op.plan.notes["packed"] is packed, (shape, op.plan.notes)
         x = random_values(rng, shape, dtype)
         check(x, axes, combos=combos_for(dtype))
@@ -750,9 +748,7 @@ def test_row_walks(tuned, dtype):
     rng = rng_for("walks", dtype)
     walks, ks, splits = set(), set(), set()
     for shape, axes in WALK_CASES:
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                                     axes))
+        op = compile_arg(d, dtype, shape, axes)
         v = op.plan.steps[0].variables
         assert v["strategy"] == "row" and v["multi_red"], (shape, op.plan.notes)
         walks.add(v["walk"])
@@ -809,9 +805,7 @@ def test_tile_columns(tuned, dtype):
              ((61, 129), (0,), 0, False),
              ((3000, 2), (0,), 0, False))
     for shape, axes, ry, split in cases if full else cases[1:8:3]:
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
-                                     dg.TensorDesc("uint32", out), axes))
+        op = compile_arg(d, dtype, shape, axes)
         notes = op.plan.notes
         if ry == 0:
             assert notes["strategy"] in ("col", "interleave", "lanes"), (shape, notes)
@@ -869,9 +863,7 @@ def test_column_outputs_per_thread(tuned, dtype, vout):
     for shape, axes, words in cases:
         x = random_values(rng, shape, dtype)
         t = dg.asarray(x, device=d)
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                                     axes))
+        op = compile_arg(d, dtype, shape, axes)
         assert op.plan.notes["outputs_per_thread"] == vout, (shape, op.plan.notes)
         words = words and pw > 1
         assert op.plan.notes["packed"] is words, (shape, op.plan.notes)
@@ -937,9 +929,7 @@ def test_tally_merge(tuned, dtype, tally, batch):
               COL_VOUT=dict.fromkeys((8, 16, 32, 64), 1))
     seen, batched = set(), set()
     for shape, axes, strategies in TALLY_CASES:
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                                     axes))
+        op = compile_arg(d, dtype, shape, axes)
         notes = op.plan.notes
         assert notes["strategy"] in strategies and notes["split"] > 1, (shape, notes)
         runs = notes["lanes_per_output"] > 1
@@ -979,10 +969,8 @@ def test_tally_merge_choice(tuned):
     element bits tuning names (with TALLY_CAP_SPLIT a row of one output splits at most
     512 ways, where that leaves TALLY_CAP_MIN_THREADS running); a merge pass elsewhere and
     for Hardmax's one-hot."""
-    def notes(d, dtype, shape, axes, desc=dg.ArgMaxDesc):
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        return d.compile(desc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                              axes)).plan
+    def notes(d, dtype, shape, axes):
+        return compile_arg(d, dtype, shape, axes).plan
     d = tuned(TALLY_CAP_SPLIT=False)
     p = notes(d, "uint8", (1 << 22,), (0,))  # (a plan only: nothing is uploaded)
     assert p.notes["tally_merge"] and p.notes["split"] == 32 and len(p.steps) == 1, p.notes
@@ -1012,9 +1000,7 @@ def test_col_target_threads(tuned):
     COL_TARGET_THREADS threads run, other plans (Hardmax's columns among them) until
     TARGET_THREADS (plans only: nothing is uploaded)."""
     def plan(d, dtype, shape, axes):
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        return d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                                       axes)).plan.notes
+        return compile_arg(d, dtype, shape, axes).plan.notes
     others = set()
     for target in (1 << 17, 1 << 19):
         d = tuned(COL_TARGET_THREADS=target)
@@ -1038,9 +1024,7 @@ def test_tilecol_min_rows(tuned):
     (fewer row groups and splits as it grows), their 8-bit short runs as lanes
     ARG_TILECOL_RUN_MIN_ROWS; Hardmax's tile columns TILECOL_MIN_ROWS (plans only)."""
     def notes(d, dtype, shape, axes):
-        out = tuple(1 if i in axes else k for i, k in enumerate(shape))
-        return d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                                       axes)).plan.notes
+        return compile_arg(d, dtype, shape, axes).plan.notes
     seen = {}
     for rows in (128, 512):
         d = tuned(ARG_TILECOL_MIN_ROWS=rows, ARG_TILECOL_RUN_MIN_ROWS={8: 256},
@@ -1210,9 +1194,7 @@ def test_row_loop_variants(tuned, dtype, tile_max, nan_by_tile):
     d = tuned(ROW_TILE_MAX=tile_max, ROW_NAN_BY_TILE=nan_by_tile)
     rng = rng_for("row loops", dtype)
     for shape, axes in (((37, 3000), (1,)), ((200000,), (0,)), ((6, 40, 512), (0, 2))):
-        out = tuple(1 if i in axes else n for i, n in enumerate(shape))
-        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                                     axes))
+        op = compile_arg(d, dtype, shape, axes)
         v = op.plan.steps[0].variables
         assert v["strategy"] == "row"
         assert (v["tile_max"], v["nan_by_tile"]) == (tile_max, nan_by_tile)
