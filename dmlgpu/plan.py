@@ -296,7 +296,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if in_pass:
         blocks = groups // split
         fuse = dict(tally=True, tally_tpo=tpo, tally_spin=tuning.TALLY_SPIN,
-                    tally_n=_tally_batch(split if tpo == 1 else _ceil(split, tpo)))
+                    tally_n=_tally_batch(_ceil(split, tpo)))
         tally_words = n_out * split + blocks
     steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
                                  **fuse,
