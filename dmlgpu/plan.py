@@ -49,6 +49,14 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def _packed_chunk(words: int) -> int:
+    """Words a workgroup of a split packed (8/16-bit) row plan reads at least, of `words`
+    in all: PACKED_ROW_CHUNK_WORDS, or more where that would run over PACKED_ROW_GROUPS
+    workgroups."""
+    groups = tuning.PACKED_ROW_GROUPS
+    return max(tuning.PACKED_ROW_CHUNK_WORDS, _ceil(words, groups) if groups else 0)
+
+
 def _pow2_floor(n: int) -> int:
     """The power of two at or below n (1 for n < 2)."""
     return 1 << max(0, n.bit_length() - 1)
@@ -212,7 +220,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
               and (len(reds) == 1 or aligned))
     if packed and tpr == wg and tuning.PACKED_ROW_CHUNK_WORDS:
         # a long packed row: at least this many words a workgroup per split
-        max_split = _ceil(n_red // pw, tuning.PACKED_ROW_CHUNK_WORDS)
+        max_split = _ceil(n_red // pw, _packed_chunk(n_out * (n_red // pw)))
     # A split's merge can run in the split pass where the result is an index (not Hardmax's
     # one-hot) and the partials' indices are the output's (not short runs as lanes): the
     # last workgroup of each block of outputs to finish merges them (tuning.TALLY_MERGE),

@@ -226,6 +226,17 @@ MIN_ROW_CHUNK = 8192  # elements per workgroup (32 per thread at 256 threads)
 # 2^27 over every axis 62 -> 68 / 67 / 66%, (2, 256, 256, 1024) over (0, 1, 3) 73 -> 77 /
 # 78 / 65%; float16 2^27 74 -> 77 / 80 / 79%, (512, 512, 512) over (0, 2) 90 -> 90 / 91 / 81%.
 PACKED_ROW_CHUNK_WORDS = 32768
+# ... and longer where that would take more than PACKED_ROW_GROUPS workgroups in all (0: no
+# such cap): fewer, longer workgroups, fewer partials (and a tally merge in the pass where
+# that leaves it few a thread). H100, wgpu-native, 2026-11-26, same run, the grid's packed
+# row points whose plan the cap changes, % of copy, no cap / 256 / 512 / 1024
+# (bench/results/argreduce-row-groups/h100-wgpu-rowgroups.json): uint8 (512, 512, 512)
+# over (1, 2) 84 / 89 / 90 / 83%, over every axis 80 / 78 / 84 / 80%, (128, 128, 128, 64)
+# over every axis 81 / 77 / 85 / 79%; float16 (2, 256, 256, 1024) over (1, 3) 87 / 92 / 92 /
+# 88%; the 2^26-element points within a point or two either way. 256 cut too deep
+# (uint8 over (0, 1, 3) of (2, 256, 256, 1024) 83 -> 76%). Not for "lanes" plans (float16
+# (8192, 4096, 2) over (0, 1) 79 -> 76% at 512).
+PACKED_ROW_GROUPS = 512
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
 # neighbouring outputs a thread (where the innermost kept dim is a multiple of it). Rows of

@@ -968,10 +968,10 @@ def test_tally_merge_choice(tuned):
     partials in at most TALLY_MAX_PER_THREAD loads a thread, for the strategies and
     element bits tuning names (with TALLY_CAP_SPLIT a row of one output splits at most
     512 ways, where that leaves TALLY_CAP_MIN_THREADS running); a merge pass elsewhere and
-    for Hardmax's one-hot."""
+    for Hardmax's one-hot. (PACKED_ROW_GROUPS off: it caps uint8's splits too.)"""
     def notes(d, dtype, shape, axes):
         return compile_arg(d, dtype, shape, axes).plan
-    d = tuned(TALLY_CAP_SPLIT=False)
+    d = tuned(TALLY_CAP_SPLIT=False, PACKED_ROW_GROUPS=0)
     p = notes(d, "uint8", (1 << 22,), (0,))  # (a plan only: nothing is uploaded)
     assert p.notes["tally_merge"] and p.notes["split"] == 32 and len(p.steps) == 1, p.notes
     assert p.tally_bytes == (32 + 1) * 4
@@ -1017,6 +1017,37 @@ def test_col_target_threads(tuned):
         assert hard["strategy"] == "col", hard
         others.add((flat["split"], tile["split"], hard["split"]))
     assert len(others) == 1, others
+
+
+def test_packed_row_groups(tuned):
+    """Split packed (8/16-bit) rows take chunks of PACKED_ROW_CHUNK_WORDS words, or longer
+    where that would run over PACKED_ROW_GROUPS workgroups in all; word lanes keep the
+    chunk. Plans of the grid's sizes, then small rows under shrunk numbers, exact."""
+    def notes(d, dtype, shape, axes):
+        return compile_arg(d, dtype, shape, axes).plan.notes
+    for groups, flat_split, rows_split in ((0, 1024, 2), (512, 512, 1)):
+        d = tuned(PACKED_ROW_GROUPS=groups, PACKED_ROW_CHUNK_WORDS=32768)
+        flat = notes(d, "uint8", (128, 128, 128, 64), (0, 1, 2, 3))  # 2^25 words
+        rows = notes(d, "uint8", (512, 512, 512), (1, 2))  # 512 rows of 2^16 words
+        lanes = notes(d, "float16", (8192, 4096, 2), (0, 1))
+        assert (flat["strategy"], rows["strategy"], lanes["strategy"]) == ("row", "row", "lanes")
+        assert (flat["split"], rows["split"], lanes["split"]) == \
+            (flat_split, rows_split, 1024), (groups, flat, rows, lanes)
+        assert flat["tally_merge"] == (flat_split == 512), flat  # (two partials a thread)
+    rng = rng_for("packed row groups")
+    for dtype in ("uint8", "float16"):
+        pw = 4 // np.dtype(dtype).itemsize
+        n = 1000 * pw
+        x = np.stack([random_values(rng, (n,), dtype), random_values(rng, (n,), dtype),
+                      random_values(rng, (n,), dtype, specials=False)])
+        x[1, n // 2:] = x[1, 0]  # ties with the first element over half the row
+        splits = []
+        for groups in (0, 6):  # 3000 words: chunks of 64, or of 500 (split 2 a row)
+            d = tuned(PACKED_ROW_GROUPS=groups, PACKED_ROW_CHUNK_WORDS=64)
+            split = notes(d, dtype, x.shape, (1,))["split"]
+            splits.append(split)
+            check(x, 1, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
+        assert splits[0] > 2 and splits[1] == 2, splits
 
 
 def test_tilecol_min_rows(tuned):
