@@ -427,6 +427,15 @@ NONZERO_STAGE = 1024
 # -4.4 but rank 3 at density 1 +0.8 to +2.7. A STAGE of 512 in the pool (4 KiB) lost
 # 3.5-12 us at density 0.1.
 NONZERO_SCATTER_POOL_MAX_COORDS = 3
+# The scatter stores a row of coordinates as vectors of 4 (or 2) words where its columns
+# are a multiple of that, the rows contiguous and the bound offset whole vectors: one store
+# a vector instead of one a word. H100, 2026-11-26, 2^24 elements, float32 / int32 / uint8
+# x densities 0.001-1 x ranks 1-4, GPU us, words -> vectors, the better of two runs each,
+# same process (bench/results/nonzero-vec/h100-{wgpu,dawn}-nz-vec.json): rank 4 at density
+# 0.5 -6.3 to -7.7 (wgpu-native) / -2.8 to -4.4 (Dawn), at 1 -1.8 to -5.2 / -2.5 to -4.1, at
+# 0.1 -1.3 to -1.7 / -1.2 to -1.6; rank 2 at 0.5 -2.1 to -2.4 / -1.2 to -1.7; ranks 1 and 3
+# (word stores both ways) and the rest within +-1.1.
+NONZERO_VEC_STORES = True
 # Rounds per iteration of the scatter's dense loop (their workgroup-memory loads issued
 # together). H100, wgpu-native, 36 points (bench/results/nonzero-scatter/h100-wgpu-
 # unroll.json), float32 rank 1 density 0.5 / 1 and rank 4 density 1, GPU ms: 1 0.090 /

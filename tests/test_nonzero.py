@@ -312,15 +312,22 @@ def run_uncached(dev, x: np.ndarray, tensor=None):
 BLOCK_COUNTS = [1024, 1025, 0, 300, 8192, 1, 4000, 1023, 2, 257, 5000, 1024]
 
 
+# the scatter's blocks as coordinates of 3 columns (word stores), 4 (vectors of 4) and 2
+BLOCK_SHAPES = {3: (len(BLOCK_COUNTS), 128, 64), 4: (len(BLOCK_COUNTS), 128, 8, 8),
+                2: (len(BLOCK_COUNTS) * 128, 64)}
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16", "uint8", "int64"])
 @pytest.mark.parametrize("stage", [0, 1024])
 @pytest.mark.parametrize("pool", [True, False])
-def test_scatter_block_paths(dev, monkeypatch, dtype, stage, pool):
+@pytest.mark.parametrize("rank", [3, 4, 2])
+def test_scatter_block_paths(dev, monkeypatch, dtype, stage, pool, rank):
     """The scatter's two ways through a block of a dense tile: staged (at most
     NONZERO_STAGE non-zeros) and rounds (more; every block when the stage is 0). Blocks of
     the counts above, so that tiles of 8 (uint8), 4 (float16), 2 (float32) and 1 (int64)
     blocks mix both ways and each block's offset adds its tile's earlier blocks. `pool`:
-    the workgroup arrays in one (NONZERO_SCATTER_POOL_MAX_COORDS) or apart."""
+    the workgroup arrays in one (NONZERO_SCATTER_POOL_MAX_COORDS) or apart; `rank`: rows
+    stored a word (3), a vector of 4 (4) or of 2 (2) at a time."""
     monkeypatch.setattr(tuning, "NONZERO_STAGE", stage)
     monkeypatch.setattr(tuning, "NONZERO_SCATTER_POOL_MAX_COORDS", 8 if pool else 0)
     block = 32 * tuning.NONZERO_WG
@@ -328,7 +335,55 @@ def test_scatter_block_paths(dev, monkeypatch, dtype, stage, pool):
     x = zero_values(rng, len(BLOCK_COUNTS) * block, dtype)
     for b, n in enumerate(BLOCK_COUNTS):
         x[b * block + rng.choice(block, n, replace=False)] = nonzero_values(rng, n, dtype)
-    run_uncached(dev, x.reshape(len(BLOCK_COUNTS), 128, 64))
+    op = run_uncached(dev, x.reshape(BLOCK_SHAPES[rank]))
+    assert op.plan.steps[-1].variables["vec"] == {3: 1, 4: 4, 2: 2}[rank]
+
+
+def scatter_vecs(monkeypatch, dev) -> list:
+    """The `vec` of every scatter pipeline `dev` is asked for from now on."""
+    seen, get = [], dev.pipelines.get
+
+    def spy(template, **variables):
+        if template == "nonzero_scatter.wgsl.j2":
+            seen.append(variables["vec"])
+        return get(template, **variables)
+    monkeypatch.setattr(dev.pipelines, "get", spy)
+    return seen
+
+
+@pytest.mark.parametrize("shape", [(1, 350, 200), (1, 30, 50, 40), (1, 4, 5, 6, 7, 8, 9),
+                                   (1, 9, 7, 5, 4, 2, 2, 6)])
+def test_scatter_vec_stores(dev, monkeypatch, shape):
+    """Coordinates of 2 / 4 / 6 / 8 columns (NONZERO_VEC_STORES; a leading 1 lets the
+    coordinate rank be one less) at word offsets that are whole vectors (a vector store
+    each) and that are not (word stores, the same plan), from a sparse tile, staged blocks
+    and rounds; rows strided: word stores. The first and the last element non-zero."""
+    rng = rng_for("vec stores", shape)
+    x = sample(rng, shape, "float32", 0.05)  # (blocks of ~400: staged)
+    flat_x = x.reshape(-1)
+    flat_x[:16384] = 0  # a sparse first tile (float32: 2 blocks of 8192)
+    flat_x[rng.choice(16384, 100, replace=False)] = 3
+    flat_x[8192 * 5: 8192 * 6] = 2  # a full block (rounds)
+    flat_x[0] = flat_x[-1] = 1
+    t = dg.asarray(x, device=dev)
+    m = x.size
+    for cols in (x.ndim, x.ndim - 1):
+        vec = next(v for v in (4, 2, 1) if cols % v == 0)
+        exp = expected(x, cols)
+        flat = dg.empty((m + 1) * cols, "uint32", device=dev)
+        for off in sorted({0, vec, 1}):  # (whole vectors, and one word in)
+            seen = scatter_vecs(monkeypatch, dev)
+            out = (dg.empty(1, "uint32", device=dev), flat[off:off + m * cols].reshape(m, cols))
+            count, coords = dg.nonzero_coordinates(t, cols, out=out)
+            np.testing.assert_array_equal(got(count, coords), exp)
+            assert seen and set(seen) == {vec if off % vec == 0 else 1}, (cols, off, seen)
+            monkeypatch.undo()
+    n = x.ndim
+    rows = dg.empty((m, n + 1), "uint32", device=dev)[:, :n]  # (row stride n + 1: words)
+    seen = scatter_vecs(monkeypatch, dev)
+    count, coords = dg.nonzero_coordinates(t, n, out=(dg.empty(1, "uint32", device=dev), rows))
+    np.testing.assert_array_equal(got(count, coords), expected(x, n))
+    assert set(seen) == {1}, seen
 
 
 def test_scatter_pool_by_coordinates(dev):

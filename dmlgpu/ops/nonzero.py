@@ -111,12 +111,16 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides,
         steps.append(planmod.Step("nonzero_scan.wgsl.j2", dict(wg=wg, items=_ceil(span, wg)),
                                   dict(params, scan_level=level, n_groups=groups), groups,
                                   "", "scratch"))
+    # a row's coordinates as vectors where the rows are contiguous and a multiple of one
+    vec = 1
+    if tuning.NONZERO_VEC_STORES and tuple(out_strides) == (n_coords, 1):
+        vec = next((v for v in (4, 2) if n_coords % v == 0), 1)
     if n_tiles:
         blocks = n_tiles * tile_blocks
         steps.append(planmod.Step("nonzero_scatter.wgsl.j2",
                                   dict(P=dt.per_word, tile_blocks=tile_blocks, nr=n_coords,
                                        stage=tuning.NONZERO_STAGE,
-                                       unroll=tuning.NONZERO_ROUNDS_UNROLL, wg=wg,
+                                       unroll=tuning.NONZERO_ROUNDS_UNROLL, wg=wg, vec=vec,
                                        fused_items=_ceil(span, wg) if fused else 0,
                                        pool=n_coords <= tuning.NONZERO_SCATTER_POOL_MAX_COORDS),
                                   dict(params, n_groups=blocks), blocks, "scratch",
@@ -210,7 +214,10 @@ class CompiledNonZeroCoordinates(base.CompiledOp):
                 extra, out_off = k_wins, k_off
             elif step.variables.get("fused_items"):  # so does the scatter's first workgroup
                 extra, runtime = k_wins, dict(aux0=k_off)
-            pipeline, layout = dev.pipelines.get(step.template, **step.variables,
+            variables = step.variables
+            if variables.get("vec", 1) > 1 and out_off % variables["vec"]:
+                variables = dict(variables, vec=1)  # (coordinates mid-vector: word stores)
+            pipeline, layout = dev.pipelines.get(step.template, **variables,
                                                  n_in_win=len(src), n_out_win=len(dst))
             params = planmod.pack_uniform(step.params, in_offset=in_off, out_offset=out_off,
                                           win_words=win_words, **runtime)
