@@ -37,6 +37,9 @@ class DType:
     # without NaN lanes, and `lanes_nan`, an expression whose lanes' top bits are set where a
     # lane is NaN (a row loop ORs it over a tile and keys the tile again, with `lanes`, only
     # where one is set)
+    # ...and, for integer lanes, `lanes_min`: the complement of `lanes` under ArgMin's FLIP
+    # (lanes without the final complement), for loops that take the least of it instead
+    lanes_min: str | None = None
     lanes_finite: str | None = None
     lanes_nan: str | None = None
     # 8/16-bit types: WGSL expression of the raw bits whose key is `k` (the inverse of `key`),
@@ -94,12 +97,14 @@ _TABLE = [
     DType("int64", 64, "x64", "vec2<u32>(hi ^ 0x80000000u, lo)"),
     DType("int32", 32, "x32", "b ^ 0x80000000u"),
     DType("int16", 16, "x16", "b ^ 0x8000u", lanes="w ^ 0x80008000u ^ FLIP",
+          lanes_min="w ^ 0x80008000u",
           key_raw="k ^ 0x8000u"),
-    DType("int8", 8, "x8", "b ^ 0x80u", lanes="w ^ 0x80808080u ^ FLIP", key_raw="k ^ 0x80u"),
+    DType("int8", 8, "x8", "b ^ 0x80u", lanes="w ^ 0x80808080u ^ FLIP",
+          lanes_min="w ^ 0x80808080u", key_raw="k ^ 0x80u"),
     DType("uint64", 64, "x64", "vec2<u32>(hi, lo)"),
     DType("uint32", 32, "x32", "b"),
-    DType("uint16", 16, "x16", "b", lanes="w ^ FLIP", key_raw="k"),
-    DType("uint8", 8, "x8", "b", lanes="w ^ FLIP", key_raw="k"),
+    DType("uint16", 16, "x16", "b", lanes="w ^ FLIP", lanes_min="w", key_raw="k"),
+    DType("uint8", 8, "x8", "b", lanes="w ^ FLIP", lanes_min="w", key_raw="k"),
 ]
 DTYPES: dict[str, DType] = {d.name: d for d in _TABLE}
 

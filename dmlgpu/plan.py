@@ -266,7 +266,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         tpr = 0 if tilecol else wg
 
     common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1,
-                  red2=len(reds) == 2, **(extra or {}))
+                  red2=len(reds) == 2, min_fold=False, **(extra or {}))
     dims = dict(ksize=[d.size for d in kept], kin=[d.strides[0] for d in kept],
                 kout=[d.strides[1] for d in kept], rsize=[d.size for d in reds],
                 rin=[d.strides[0] for d in reds], nk=len(kept), nr=len(reds))
@@ -281,7 +281,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     smajor = split > 1 and merge == "col" and tuning.PARTIALS_SPLIT_MAJOR
     common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL,
                   radix=tuning.REDUCE_TREE_RADIX, tally=False)
-    first = dict(common, multi_red=len(walked) > 1, red2=len(walked) == 2, walk="carry")
+    first = dict(common, multi_red=len(walked) > 1, red2=len(walked) == 2, walk="carry",
+                 min_fold=bool(op == "min" and dt.lanes_min
+                               and strategy in tuning.ARG_MIN_FOLD.get(dt.name, ())))
     if tilecol:
         first["run"] = wrun
     unroll = tuning.REDUCE_UNROLL

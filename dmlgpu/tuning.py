@@ -237,6 +237,18 @@ PACKED_ROW_CHUNK_WORDS = 32768
 # (uint8 over (0, 1, 3) of (2, 256, 256, 1024) 83 -> 76%). Not for "lanes" plans (float16
 # (8192, 4096, 2) over (0, 1) 79 -> 76% at 512).
 PACKED_ROW_GROUPS = 512
+# ArgMin's loops over 8/16-bit integer words, by dtype, in these strategies: the least of
+# the lanes' codes unflipped (dtypes.lanes_min), complemented once a tile, instead of every
+# word complemented and the most taken. H100, 2026-11-26, the ArgMin grid's 51 points for
+# uint8 and int8, GPU us, the better of two runs each, same process, off -> on
+# (bench/results/argreduce-min-fold/h100-{wgpu,dawn}-min-fold.json): uint8 tile columns of
+# 2^27 elements faster at 14 of 16 on wgpu-native (-1.9 to -18.6 us: (128, 128, 128, 64)
+# over (0, 1, 2) 79.5 -> 60.9 us, 59 -> 77% of copy; (2, 256, 256, 1024) over axis 2 67.8 ->
+# 55.0), the other two -0.4 / +0.2; on Dawn 15 of 16 (-1.4 to -18.2, +0.5); uint8's 2^26
+# tile columns -0.2 to +0.6; uint8 rows -0.7 to +1.9 (not taken); int8 tile columns (its
+# keys keep an xor a word either way; they ran as fast as uint8's do now) -1.4 to +2.4.
+# uint16 / int16 not measured.
+ARG_MIN_FOLD = {"uint8": ("tilecol",)}
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
 # neighbouring outputs a thread (where the innermost kept dim is a multiple of it). Rows of

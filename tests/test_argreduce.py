@@ -1050,6 +1050,37 @@ def test_packed_row_groups(tuned):
         assert splits[0] > 2 and splits[1] == 2, splits
 
 
+def test_min_fold(tuned):
+    """ArgMin over 8/16-bit integer words by the least of the unflipped lanes
+    (ARG_MIN_FOLD): by default uint8's tile columns only; with every integer type and
+    strategy named, rows, word lanes and tile columns exact for both directions (ties,
+    extremes, a view starting mid-word), the first pass folded where named and not
+    otherwise."""
+    # (rows: two whole tiles of 256 x 16 words and a tail, for 8-bit elements)
+    cases = (((4, 40000), (1,), "row"), ((3000, 2), (0,), "lanes"), ((600, 64), (0,), "tilecol"))
+
+    def first(d, dtype, shape, axes):
+        out = tuple(1 if i in axes else n for i, n in enumerate(shape))
+        op = d.compile(dg.ArgMinDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
+                                     axes))
+        return op.plan.notes["strategy"], op.plan.steps[0].variables["min_fold"]
+    d = tuned()
+    got = {(dt, strat): first(d, dt, shape, axes) for dt in ("uint8", "int8", "uint16", "int16")
+           for shape, axes, strat in cases}
+    assert {k for k, (strat, fold) in got.items() if fold} == {("uint8", "tilecol")}, got
+    assert all(strat == k[1] for k, (strat, _) in got.items()), got
+    rng = rng_for("min fold")
+    for names in (("row", "lanes", "tilecol"), ("row",)):
+        d = tuned(ARG_MIN_FOLD=dict.fromkeys(("uint8", "int8", "uint16", "int16"), names))
+        for dtype in ("uint8", "int8", "uint16", "int16"):
+            for shape, axes, strat in cases:
+                assert first(d, dtype, shape, axes) == (strat, strat in names), (dtype, strat)
+                x = random_values(rng, shape, dtype)
+                check(x, axes[0], tensor=dg.asarray(x, device=d),
+                      combos=(("min", "increasing"), ("min", "decreasing")))
+                check(x, axes[0], tensor=at_offset(x, 1, d), combos=(("min", "increasing"),))
+
+
 def test_tilecol_min_rows(tuned):
     """ArgMax/ArgMin's tile columns take at least ARG_TILECOL_MIN_ROWS rows a row group
     (fewer row groups and splits as it grows), their 8-bit short runs as lanes

@@ -263,7 +263,9 @@ SMALL = dict(ROW_MIN_RED=64, HARDMAX_ROW_MIN_RED=16, MIN_ROW_CHUNK=64, MIN_COL_C
              TILECOL_MIN_ROWS=4, ARG_TILECOL_MIN_ROWS=4, ARG_TILECOL_RUN_MIN_ROWS={},
              TARGET_THREADS=1 << 12, COL_TARGET_THREADS=1 << 12, ROWS_TARGET_THREADS=1 << 12,
              MERGE_COL_MIN_OUT=16, PACKED_ROW_CHUNK_WORDS=16, PACKED_ROW_GROUPS=8, ROWS_BYTES=16,
-             ARG_ROWS_BYTES={}, TILECOL_MIN_INNER_BITS=32, INTERLEAVE_BELOW_BITS=256)
+             ARG_ROWS_BYTES={}, TILECOL_MIN_INNER_BITS=32, INTERLEAVE_BELOW_BITS=256,
+             ARG_MIN_FOLD=dict.fromkeys(("uint8", "int8", "uint16", "int16"),
+                                        ("row", "lanes", "tilecol")))
 PLAN_DTYPES = ["uint8", "int8", "float16", "int16", "uint16", "float32", "int32", "int64"]
 _small: dict = {}
 
