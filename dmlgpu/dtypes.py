@@ -37,11 +37,11 @@ class DType:
     # without NaN lanes, and `lanes_nan`, an expression whose lanes' top bits are set where a
     # lane is NaN (a row loop ORs it over a tile and keys the tile again, with `lanes`, only
     # where one is set)
-    # ...and, for integer lanes, `lanes_min`: the complement of `lanes` under ArgMin's FLIP
-    # (lanes without the final complement), for loops that take the least of it instead
-    lanes_min: str | None = None
     lanes_finite: str | None = None
     lanes_nan: str | None = None
+    # integer lanes: `lanes_min`, the complement of `lanes` under ArgMin's FLIP (`lanes`
+    # without its final complement), for loops that take the least of it instead
+    lanes_min: str | None = None
     # 8/16-bit types: WGSL expression of the raw bits whose key is `k` (the inverse of `key`),
     # and a bool expression that holds where `k` has one value only (floats: not the key of
     # +-0.0, not NaN's); elsewhere the value is read again (TopK writes values from keys)
