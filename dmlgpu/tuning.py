@@ -448,6 +448,16 @@ NONZERO_SCATTER_POOL_MAX_COORDS = 3
 # 0.1 -1.3 to -1.7 / -1.2 to -1.6; rank 2 at 0.5 -2.1 to -2.4 / -1.2 to -1.7; ranks 1 and 3
 # (word stores both ways) and the rest within +-1.1.
 NONZERO_VEC_STORES = True
+# The count's and the scatter's workgroup sums (a tile's count; the counts of the tiles
+# before a scatter workgroup's) by subgroup sums and an atomic add each, two barriers, where
+# the device has subgroups; the portable scan of log2(WG) barriers otherwise. H100,
+# 2026-11-26, 2^24 elements, float32 / int32 / uint8 x densities 0.001-1 x ranks 1 and 4, GPU
+# us, scan -> subgroup sums, the better of two runs each, same process (bench/results/
+# nonzero-subgroup-sums/h100-{wgpu,dawn}-nz-sgsum.json): faster at 24 of 24 points on both
+# (-0.3 to -5.4 us wgpu-native, -0.9 to -4.7 Dawn): float32 density 0.5 rank 1 80.8 -> 78.2
+# us (1.50x -> 1.55x torch.nonzero), int32 density 0.1 rank 1 67.0 -> 64.2 (1.49x -> 1.55x),
+# uint8 density 0.1 rank 4 51.2 -> 45.8.
+NONZERO_SUBGROUP_SUMS = True
 # Rounds per iteration of the scatter's dense loop (their workgroup-memory loads issued
 # together). H100, wgpu-native, 36 points (bench/results/nonzero-scatter/h100-wgpu-
 # unroll.json), float32 rank 1 density 0.5 / 1 and rank 4 density 1, GPU ms: 1 0.090 /

@@ -386,6 +386,30 @@ def test_scatter_vec_stores(dev, monkeypatch, shape):
     assert set(seen) == {1}, seen
 
 
+@pytest.mark.parametrize("sums", [True, False])
+@pytest.mark.parametrize("fused", [True, False])
+def test_subgroup_sums(dev, monkeypatch, sums, fused):
+    """The count's and the scatter's workgroup sums by subgroup (NONZERO_SUBGROUP_SUMS,
+    where the device has subgroups) and by the portable scan: tile counts, the offsets of
+    the tiles before a scatter workgroup (the scan folded in or not) and the count, from
+    empty, sparse and full tiles of 8/32/64-bit inputs."""
+    monkeypatch.setattr(tuning, "NONZERO_SUBGROUP_SUMS", sums)
+    monkeypatch.setattr(tuning, "NONZERO_FUSED_SCAN", fused)
+    rng = rng_for("subgroup sums", sums, fused)
+    for dtype in ("uint8", "float32", "int64"):
+        x = sample(rng, (37, 3001), dtype, 0.3)
+        x.reshape(-1)[: 70000] = 0  # empty tiles, then a sparse one
+        x.reshape(-1)[70000: 70000 + 200: 2] = 1
+        x.reshape(-1)[-20000:] = 1  # full tiles
+        op = run_uncached(dev, x)
+        sg = {s.template: s.variables.get("sg") for s in op.plan.steps}
+        want = dev.subgroup_size if sums else 0
+        assert sg["nonzero_count.wgsl.j2"] == sg["nonzero_scatter.wgsl.j2"] == want, sg
+        assert op.plan.notes["fused_scan"] == fused
+    if sums:
+        assert dev.subgroup_size, "the test device has no subgroups: only the scan is tested"
+
+
 def test_scatter_pool_by_coordinates(dev):
     """The scatter's arrays in one for coordinates of up to 3 columns, apart for more."""
     for shape, pool in (((70000,), True), ((50, 40, 30), True), ((10, 9, 8, 7), False)):

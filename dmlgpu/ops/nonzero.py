@@ -48,11 +48,12 @@ def coordinate_ranks(sizes) -> tuple[int, int]:
 
 
 def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides,
-         fuse_scan: bool = True) -> planmod.Plan:
+         fuse_scan: bool = True, subgroup_size: int = 0) -> planmod.Plan:
     """Steps, scratch layout and grid of NonZeroCoordinates over a (sizes, strides) input.
 
     `out_strides`: element strides of the coordinates' row and column dimensions.
     `fuse_scan`: the scatter may take the scan's place (it binds the count too).
+    `subgroup_size`: the device's (0: none), for the workgroup sums by subgroup.
     Tuning numbers are read here (not at import), so that tests may shrink them.
     """
     m = 1
@@ -99,10 +100,13 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides,
                   nk=len(dims), rsize=coord_sizes, nr=n_coords, kout=list(out_strides),
                   elems=m, tile_blocks=tile_blocks, scan_span=span,
                   nz_at=at + [0] * (8 - len(at)))
+    # the count's and the scatter's workgroup sums by subgroup, where the device has them
+    sg = subgroup_size if tuning.NONZERO_SUBGROUP_SUMS else 0
     steps = []
     if n_tiles:
         steps.append(planmod.Step("nonzero_count.wgsl.j2",
-                                  dict(dt=dt, strided=strided, tile_blocks=tile_blocks, wg=wg),
+                                  dict(dt=dt, strided=strided, tile_blocks=tile_blocks, wg=wg,
+                                       sg=sg),
                                   dict(params, n_groups=n_tiles), n_tiles, "input", "scratch"))
     # one scan level of at least one tile: the scatter sums its earlier tiles' counts itself
     fused = fuse_scan and tuning.NONZERO_FUSED_SCAN and 1 <= n_tiles <= span
@@ -121,6 +125,7 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides,
                                   dict(P=dt.per_word, tile_blocks=tile_blocks, nr=n_coords,
                                        stage=tuning.NONZERO_STAGE,
                                        unroll=tuning.NONZERO_ROUNDS_UNROLL, wg=wg, vec=vec,
+                                       sg=sg,
                                        fused_items=_ceil(span, wg) if fused else 0,
                                        pool=n_coords <= tuning.NONZERO_SCATTER_POOL_MAX_COORDS),
                                   dict(params, n_groups=blocks), blocks, "scratch",
@@ -165,7 +170,7 @@ class CompiledNonZeroCoordinates(base.CompiledOp):
                 raise DeviceLimitError(f"{name}.{field}: spans 2^32 or more 32-bit words, "
                                        "past the kernels' word indices")
         self.plan = plan(src.sizes, src.element_strides, self.dt, sizes[-1],
-                         crd.element_strides[-2:])
+                         crd.element_strides[-2:], subgroup_size=device.subgroup_size)
         # the bindings that tensors at offset 0 need
         wins = {"": 0, "scratch": base.n_windows(self.plan.partial_bytes, device),
                 "input": base.n_windows(base.span_bytes(src.sizes, src.element_strides,
@@ -178,7 +183,8 @@ class CompiledNonZeroCoordinates(base.CompiledOp):
         if (self.plan.notes["fused_scan"] and wins["coordinates"] + 1 + wins["scratch"] + 1
                 > device.max_storage_bindings):
             self.plan = plan(src.sizes, src.element_strides, self.dt, sizes[-1],
-                             crd.element_strides[-2:], fuse_scan=False)
+                             crd.element_strides[-2:], fuse_scan=False,
+                             subgroup_size=device.subgroup_size)
         self._ready([src], [cnt, crd], ["output_count", "output_coordinates"],
                     [("scratch", self.plan.partial_bytes, "NonZeroCoordinates scratch")])
         # build the pipelines now, for those bindings
