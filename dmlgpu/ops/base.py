@@ -53,10 +53,8 @@ def bind(device, tensor, max_windows: int, what: str):
 
 def span_bytes(sizes, strides, itemsize: int) -> int:
     """Bytes between the first and the last element a tensor of these sizes touches."""
-    if any(n == 0 for n in sizes):
-        return 0
-    span = 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, strides, strict=True))
-    return span * itemsize
+    lo, hi = extent(sizes, strides, 0)
+    return (hi + 1 - lo) * itemsize
 
 
 def n_windows(nbytes: int, device) -> int:
