@@ -101,7 +101,7 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides,
                   elems=m, tile_blocks=tile_blocks, scan_span=span,
                   nz_at=at + [0] * (8 - len(at)))
     # the count's and the scatter's workgroup sums by subgroup, where the device has them
-    sg = subgroup_size if tuning.NONZERO_SUBGROUP_SUMS else 0
+    sg = bool(subgroup_size and tuning.NONZERO_SUBGROUP_SUMS)
     steps = []
     if n_tiles:
         steps.append(planmod.Step("nonzero_count.wgsl.j2",
