@@ -68,12 +68,16 @@ SHAPES = {1: (37,), 2: (5, 7), 3: (3, 4, 5), 4: (2, 3, 4, 3), 5: (2, 3, 2, 3, 2)
           6: (2, 2, 3, 2, 2, 3), 7: (2, 2, 2, 3, 2, 2, 2), 8: (2, 2, 2, 2, 2, 2, 2, 3)}
 
 
-def compile_arg(device, dtype: str, shape, axes):
-    """ArgMax of a `dtype` tensor of `shape` over `axes` (uint32 indices, reduced dims kept)
-    compiled on `device`: its plan, without uploading anything."""
+def compile_arg(device, dtype: str, shape, axes, desc=dg.ArgMaxDesc):
+    """ArgMax (or `desc`'s operator) of a `dtype` tensor of `shape` over `axes` (uint32
+    indices, reduced dims kept) compiled on `device`: its plan, without uploading anything."""
     out = tuple(1 if i in axes else n for i, n in enumerate(shape))
-    return device.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                                        axes))
+    return device.compile(desc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out), axes))
+
+
+def arg_notes(device, dtype: str, shape, axes) -> dict:
+    """The plan notes of compile_arg's ArgMax."""
+    return compile_arg(device, dtype, shape, axes).plan.notes
 
 
 def axes_cases(r: int) -> list:
@@ -999,18 +1003,16 @@ def test_col_target_threads(tuned):
     """ArgMax/ArgMin's columns and short runs under a kept dim split until
     COL_TARGET_THREADS threads run, other plans (Hardmax's columns among them) until
     TARGET_THREADS (plans only: nothing is uploaded)."""
-    def plan(d, dtype, shape, axes):
-        return compile_arg(d, dtype, shape, axes).plan.notes
     others = set()
     for target in (1 << 17, 1 << 19):
         d = tuned(COL_TARGET_THREADS=target)
-        col = plan(d, "float32", (2, 4096, 8192), (0, 1))  # 8192 outputs, a thread each
+        col = arg_notes(d, "float32", (2, 4096, 8192), (0, 1))  # 8192 outputs, a thread each
         assert (col["strategy"], col["split"]) == ("col", target // 8192), col
-        run = plan(d, "float32", (8192, 4096, 2), (0, 2))  # runs of 2: 2 threads an output
+        run = arg_notes(d, "float32", (8192, 4096, 2), (0, 2))  # runs of 2: 2 threads an output
         assert (run["strategy"], run["threads_per_row"], run["split"]) == \
             ("row", 2, target // 8192), run
-        flat = plan(d, "float32", (1 << 18, 64), (0, 1))  # (not columns: TARGET_THREADS)
-        tile = plan(d, "uint8", (2, 4096, 8192), (0, 1))  # (tile columns: TARGET_THREADS)
+        flat = arg_notes(d, "float32", (1 << 18, 64), (0, 1))  # (not columns: TARGET_THREADS)
+        tile = arg_notes(d, "uint8", (2, 4096, 8192), (0, 1))  # (tile columns: TARGET_THREADS)
         assert (flat["strategy"], tile["strategy"]) == ("row", "tilecol")
         t = dg.TensorDesc("float32", (512, 256, 512))
         hard = d.compile(dg.Hardmax1Desc(t, t, (0, 1))).plan.notes
@@ -1023,13 +1025,11 @@ def test_packed_row_groups(tuned):
     """Split packed (8/16-bit) rows take chunks of PACKED_ROW_CHUNK_WORDS words, or longer
     where that would run over PACKED_ROW_GROUPS workgroups in all; word lanes keep the
     chunk. Plans of the grid's sizes, then small rows under shrunk numbers, exact."""
-    def notes(d, dtype, shape, axes):
-        return compile_arg(d, dtype, shape, axes).plan.notes
     for groups, flat_split, rows_split in ((0, 1024, 2), (512, 512, 1)):
         d = tuned(PACKED_ROW_GROUPS=groups, PACKED_ROW_CHUNK_WORDS=32768)
-        flat = notes(d, "uint8", (128, 128, 128, 64), (0, 1, 2, 3))  # 2^25 words
-        rows = notes(d, "uint8", (512, 512, 512), (1, 2))  # 512 rows of 2^16 words
-        lanes = notes(d, "float16", (8192, 4096, 2), (0, 1))
+        flat = arg_notes(d, "uint8", (128, 128, 128, 64), (0, 1, 2, 3))  # 2^25 words
+        rows = arg_notes(d, "uint8", (512, 512, 512), (1, 2))  # 512 rows of 2^16 words
+        lanes = arg_notes(d, "float16", (8192, 4096, 2), (0, 1))
         assert (flat["strategy"], rows["strategy"], lanes["strategy"]) == ("row", "row", "lanes")
         assert (flat["split"], rows["split"], lanes["split"]) == \
             (flat_split, rows_split, 1024), (groups, flat, rows, lanes)
@@ -1044,7 +1044,7 @@ def test_packed_row_groups(tuned):
         splits = []
         for groups in (0, 6):  # 3000 words: chunks of 64, or of 500 (split 2 a row)
             d = tuned(PACKED_ROW_GROUPS=groups, PACKED_ROW_CHUNK_WORDS=64)
-            split = notes(d, dtype, x.shape, (1,))["split"]
+            split = arg_notes(d, dtype, x.shape, (1,))["split"]
             splits.append(split)
             check(x, 1, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
         assert splits[0] > 2 and splits[1] == 2, splits
@@ -1060,9 +1060,7 @@ def test_min_fold(tuned):
     cases = (((4, 40000), (1,), "row"), ((3000, 2), (0,), "lanes"), ((600, 64), (0,), "tilecol"))
 
     def first(d, dtype, shape, axes):
-        out = tuple(1 if i in axes else n for i, n in enumerate(shape))
-        op = d.compile(dg.ArgMinDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc("uint32", out),
-                                     axes))
+        op = compile_arg(d, dtype, shape, axes, dg.ArgMinDesc)
         return op.plan.notes["strategy"], op.plan.steps[0].variables["min_fold"]
     d = tuned()
     got = {(dt, strat): first(d, dt, shape, axes) for dt in ("uint8", "int8", "uint16", "int16")
@@ -1085,15 +1083,13 @@ def test_tilecol_min_rows(tuned):
     """ArgMax/ArgMin's tile columns take at least ARG_TILECOL_MIN_ROWS rows a row group
     (fewer row groups and splits as it grows), their 8-bit short runs as lanes
     ARG_TILECOL_RUN_MIN_ROWS; Hardmax's tile columns TILECOL_MIN_ROWS (plans only)."""
-    def notes(d, dtype, shape, axes):
-        return compile_arg(d, dtype, shape, axes).plan.notes
     seen = {}
     for rows in (128, 512):
         d = tuned(ARG_TILECOL_MIN_ROWS=rows, ARG_TILECOL_RUN_MIN_ROWS={8: 256},
                   TILECOL_MIN_ROWS=128)
-        cols = notes(d, "float16", (512, 512, 512), (0,))  # 262144 rows of words
-        runs16 = notes(d, "float16", (8192, 4096, 2), (0, 2))  # runs of 2: rows as lanes
-        runs8 = notes(d, "uint8", (8192, 4096, 2), (0, 2))
+        cols = arg_notes(d, "float16", (512, 512, 512), (0,))  # 262144 rows of words
+        runs16 = arg_notes(d, "float16", (8192, 4096, 2), (0, 2))  # runs of 2: rows as lanes
+        runs8 = arg_notes(d, "uint8", (8192, 4096, 2), (0, 2))
         t = dg.TensorDesc("float16", (512, 256, 512))
         hard = d.compile(dg.Hardmax1Desc(t, t, (0,))).plan.notes
         assert {cols["strategy"], runs16["strategy"], runs8["strategy"], hard["strategy"]} \
@@ -1104,7 +1100,7 @@ def test_tilecol_min_rows(tuned):
     assert c1[1] == 4 * c2[1] and r1[0] == 4 * r2[0], seen  # fewer row groups, fewer splits
     assert e1 == e2 and h1 == h2, seen  # (8-bit runs: their own figure; Hardmax: its own)
     d = tuned(ARG_TILECOL_RUN_MIN_ROWS={8: 512})
-    assert notes(d, "uint8", (8192, 4096, 2), (0, 2))["split"] * 2 == e1[0], seen
+    assert arg_notes(d, "uint8", (8192, 4096, 2), (0, 2))["split"] * 2 == e1[0], seen
 
 
 def test_tally_merge_binding_limits(monkeypatch):
