@@ -85,6 +85,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     kept = red.kept
     # every reduced dim has size 1: one element, index 0
     reds = red.red or (Dim(1, (0,) * (len(kept[0].strides) if kept else 1)),)
+    words = _stage_row_words(red, dt, sink)
+    if words:
+        return _stage_rows(red, dt, op, descending, idx_words, words, template, extra or {})
     wg = tuning.REDUCE_WG
     red_contig = reds[-1].strides[0] == 1
     kept_contig = bool(kept) and abs(kept[-1].strides[0]) == 1
@@ -339,6 +342,48 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                  packed=packed or tilecol or strategy == "lanes" or col_words,
                  row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun)
     return Plan(steps, partial_bytes, notes, tally_words * 4)
+
+
+def _stage_row_words(red: Reduction, dt, sink: str) -> int:
+    """Words a row where ArgMax/ArgMin stages rows through workgroup memory (0: not): rows
+    back to back (one contiguous reduced dim, one kept dim of stride the row's length) of
+    whole words, a power of two in tuning.ARG_STAGE_WORDS's range for the element bits."""
+    lo, hi = tuning.ARG_STAGE_WORDS.get(dt.bits, (0, 0))
+    if sink != "index" or len(red.red) != 1 or len(red.kept) != 1:
+        return 0
+    n = red.red[0].size
+    if red.red[0].strides[0] != 1 or red.kept[0].strides[0] != n or n * dt.bits % 32:
+        return 0
+    words = n * dt.bits // 32
+    return words if lo <= words <= hi and words & (words - 1) == 0 else 0
+
+
+def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, words: int,
+                template: str, extra: dict) -> Plan:
+    """The plan of `_stage_row_words` rows: one pass, a workgroup stages
+    ARG_STAGE_BLOCK_WORDS words of whole rows (at least ARG_STAGE_MIN_WG threads' worth),
+    each thread reduces its max(ARG_STAGE_THREAD_WORDS, words) words' rows from there."""
+    thread_words = max(tuning.ARG_STAGE_THREAD_WORDS, words)
+    wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_words)
+    rows = wg * thread_words // words  # a workgroup's
+    groups = _ceil(red.n_out, rows)
+    kept, reds = red.kept[0], red.red[0]
+    variables = dict(dt=dt, op=op, descending=descending, strategy="stage", source="input",
+                     sink="index", wg=wg, row_words=words, stage_words=thread_words,
+                     unroll=words, idx_words=idx_words, joined=False, multi_red=False,
+                     red2=False, smajor=False, tally=False, nan_by_tile=tuning.ROW_NAN_BY_TILE,
+                     min_fold=bool(op == "min" and dt.lanes_min
+                                   and "stage" in tuning.ARG_MIN_FOLD.get(dt.name, ())),
+                     **extra)
+    params = dict(ksize=[kept.size], kin=[kept.strides[0]], kout=[kept.strides[1]],
+                  rsize=[reds.size], rin=[1], nk=1, nr=1, n_out=red.n_out, n_red=reds.size,
+                  chunk=reds.size, n_split=1, n_groups=groups)
+    step = Step(template, variables, params, groups, "input", "output",
+                mid_word=dict(joined=True) if dt.per_word > 1 else None)
+    notes = dict(strategy="stage", split=1, chunk=reds.size, tally_merge=False,
+                 threads_per_row=1, packed=dt.per_word > 1, row_groups=1,
+                 outputs_per_thread=thread_words // words, lanes_per_output=1)
+    return Plan([step], 0, notes)
 
 
 def _tally_batch(n: int) -> int:

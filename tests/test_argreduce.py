@@ -436,16 +436,22 @@ def test_sizes_around_workgroup(dev, dtype, n):
     check(x[1:, 1:], 1, tensor=t[1:, 1:], combos=ALL_COMBOS[:2])
 
 
-def test_more_workgroups_than_dispatch_limit(tuned):
+@pytest.mark.parametrize("strategy", ["row", "stage"])
+def test_more_workgroups_than_dispatch_limit(tuned, strategy):
     """One workgroup per output and more outputs than a grid dimension holds (rows of 64
-    take a workgroup each once ROW_MIN_RED allows it: a small input reaches the limit)."""
-    d = tuned(ROW_MIN_RED=64, ROWS_BYTES=0)  # (no rows sharing a workgroup)
-    shape = (70000, 64)
+    take a workgroup each once ROW_MIN_RED allows it, staged rows of 32 a one-thread
+    workgroup each under a block of 32 words: a small input reaches the limit)."""
+    if strategy == "row":  # (no rows sharing a workgroup)
+        d, shape = tuned(ROW_MIN_RED=64, ROWS_BYTES=0, ARG_STAGE_WORDS={}), (70000, 64)
+    else:
+        d, shape = tuned(ARG_STAGE_BLOCK_WORDS=32, ARG_STAGE_THREAD_WORDS=32,
+                         ARG_STAGE_MIN_WG=1), (70000, 32)
     x = random_values(rng_for("dispatch"), shape, "float32", ties=False, specials=False)
-    x[-1, 63] = 10.0
+    x[-1, -1] = 10.0
     x[-2, 0] = -10.0
     op = d.compile(dg.ArgMaxDesc(dg.TensorDesc("float32", shape),
                                  dg.TensorDesc("uint32", (shape[0], 1)), axes=(1,)))
+    assert op.plan.notes["strategy"] == strategy
     assert max(s.n_groups for s in op.plan.steps) > d.max_workgroups  # test is meaningful
     for fn, ref in ((dg.argmax, np.argmax), (dg.argmin, np.argmin)):
         got = fn(dg.asarray(x, device=d), 1).numpy()
@@ -857,7 +863,7 @@ def test_column_outputs_per_thread(tuned, dtype, vout):
     indices; an innermost kept dim that is not a multiple of COL_VOUT keeps one output a
     thread."""
     every = dict.fromkeys((8, 16, 32, 64), vout)
-    d = tuned(COL_VOUT=every, TILECOL_MIN_RED=64, ROWS_TARGET_THREADS=1)
+    d = tuned(COL_VOUT=every, TILECOL_MIN_RED=64, ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={})
     rng = rng_for("vout", dtype, vout)
     pw = 4 // min(4, np.dtype(dtype).itemsize)
     # (shape, axes, words where the outputs' columns fill them; rows stay element loads:
@@ -1263,3 +1269,87 @@ def test_row_loop_variants(tuned, dtype, tile_max, nan_by_tile):
         big = sparse_extremes(rng, (9, 3001), dtype)
         t = dg.asarray(big, device=d)[:, 1:]
         check(big[:, 1:], (1,), tensor=t, combos=ALL_COMBOS)
+
+
+def op_wg(op) -> int:
+    """Threads a workgroup of a compiled operator's first step."""
+    return op.plan.steps[0].variables["wg"]
+
+
+def stage_rows_input(rng, rows: int, n: int, dtype: str) -> np.ndarray:
+    """(rows, n) of random values (specials included), and rows whose best sits at both
+    ends (a tie far apart), in the middle of a tie run, or everywhere (one value); NaN
+    first / last / beside the type's max for floats; the type's extremes for integers."""
+    x = random_values(rng, (rows, n), dtype)
+    top = np.finfo(dtype).max if dtype.startswith("float") else np.iinfo(dtype).max
+    low = -np.inf if dtype.startswith("float") else np.iinfo(dtype).min
+    x[0, [0, n - 1]] = top
+    x[1, [1, n - 2]] = low
+    x[2, n // 3: n // 2] = top
+    x[3] = x[3, n // 2]
+    x[4, [0, n - 1]] = [top, low]
+    if dtype.startswith("float"):
+        x[5, 0] = x[6, n - 1] = np.nan
+        x[7, [2, 3]] = [top, np.nan]
+    x[-1, [n // 2, n - 1]] = top  # the last block's last row
+    return x
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_staged_rows(tuned, dtype):
+    """Short contiguous rows back to back, of each power of two words in ARG_STAGE_WORDS's
+    range, staged through workgroup memory (ARG_STAGE_*: the workgroup's threads asserted,
+    ARG_STAGE_MIN_WG where a block would hold fewer), a thread reducing whole rows there:
+    whole workgroups and a last one of a few rows, ties, NaN, extremes, both ops and
+    directions, 64-bit indices, views starting mid-word (two words joined a load; the plan's
+    variant asserted); rows not whole words, not a power of two words, outside the range or
+    not back to back take other plans, exact all the same."""
+    d = tuned()
+    rng = rng_for("staged rows", dtype)
+    bits = np.dtype(dtype).itemsize * 8
+    pw = max(1, 32 // bits)
+    combos = combos_for(dtype)
+    lo, hi = tuning.ARG_STAGE_WORDS[bits]
+    for words in (w for w in (2, 4, 8, 16, 32, 64) if lo <= w <= hi):
+        n = words * 32 // bits
+        thread_words = max(tuning.ARG_STAGE_THREAD_WORDS, words)
+        wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_words)
+        per_group = wg * thread_words // words
+        assert op_wg(compile_arg(d, dtype, (3, n), (1,))) == wg
+        op = compile_arg(d, dtype, (2 * per_group + 9, n), (1,))  # (the last group 9 rows)
+        assert op.plan.notes["strategy"] == "stage", op.plan.notes
+        assert op.plan.notes["outputs_per_thread"] == thread_words // words, op.plan.notes
+        assert op.plan.steps[0].n_groups == 3
+        x = stage_rows_input(rng, 2 * per_group + 9, n, dtype)
+        t = dg.asarray(x, device=d)
+        check(x, 1, tensor=t, combos=combos)
+        check(x, 1, tensor=t, combos=combos[:1], index_dtype="int64")
+        check(x[: per_group - 1], 1, tensor=t[: per_group - 1], combos=combos[:1])  # one group
+        for off in range(1, pw):  # mid-word: the joined variant
+            assert op.plan.steps[0].mid_word == {"joined": True}
+            seen, get = [], d.pipelines.get
+
+            def spy(template, get=get, seen=seen, **variables):
+                seen.append(variables.get("joined"))
+                return get(template, **variables)
+            d.pipelines.get = spy
+            check(x, 1, tensor=at_offset(x, off, d), combos=combos[:2])
+            del d.pipelines.get
+            assert set(seen) == {True}, seen
+    # not staged: rows not whole words or not a power of two of them, too long, not back to
+    # back (a column slice), reduced over a strided axis; ARG_STAGE_WORDS empty: off
+    others = [((64, 3 * 32 // bits), (1,)), ((64, 2 * hi * 32 // bits), (1,)),
+              ((16, 8 * 32 // bits), (0,))]
+    others.append(((64, lo * 16 // bits), (1,)))  # (half the range's shortest)
+    if pw > 1:
+        others.append(((64, 8 * pw + 1), (1,)))
+    for shape, axes in others:
+        assert arg_notes(d, dtype, shape, axes)["strategy"] != "stage", (shape, axes)
+        check(random_values(rng, shape, dtype), axes[0], combos=combos[:2])
+    x = stage_rows_input(rng, 300, 2 * 8 * 32 // bits, dtype)
+    t = dg.asarray(x, device=d)
+    n = 8 * 32 // bits
+    assert compile_arg(d, dtype, (300, n), (1,)).plan.notes["strategy"] == "stage"
+    check(x[:, :n], 1, tensor=t[:, :n], combos=combos[:2])  # rows of n, stride 2n
+    off = tuned(ARG_STAGE_WORDS={})
+    assert arg_notes(off, dtype, (300, n), (1,))["strategy"] != "stage"
