@@ -482,6 +482,19 @@ NONZERO_VEC_STORES = True
 # us (1.50x -> 1.55x torch.nonzero), int32 density 0.1 rank 1 67.0 -> 64.2 (1.49x -> 1.55x),
 # uint8 density 0.1 rank 4 51.2 -> 45.8.
 NONZERO_SUBGROUP_SUMS = True
+# ... and the scatter's block ranks (a prefix sum over the workgroup) by subgroup inclusive
+# sums and the subgroups' totals, two barriers, where every subgroup of the workgroup is a
+# run of threads in lane order of at least NONZERO_SUBGROUP_SCAN lanes (checked per
+# workgroup; each thread adds up WG / lanes totals; the portable scan otherwise; 0: off),
+# for coordinates of up to NONZERO_SUBGROUP_SCAN_MAX_COORDS columns. H100, 2026-11-26,
+# 2^24 elements, float32 / int32 / uint8 x densities 0.1 / 0.5 / 1 x ranks 1 / 2 / 4, GPU
+# us, scan -> subgroups, the better of two runs each, same process (bench/results/
+# nonzero-subgroup-scan/h100-{wgpu,dawn}-nzscan.json): rank 1 faster at 9 / 9 (wgpu-native,
+# -0.4 to -2.5 us; float32 density 0.5 78.3 -> 77.3) and 8 / 9 (Dawn, -0.4 to -2.0, uint8
+# density 0.1 +0.1); rank 2 at densities 0.1 / 0.5 -0.2 to -2.0 on both, at density 1 +0.2 to
+# +0.8; rank 4 -1.1 to +1.1 (9 of 18 slower).
+NONZERO_SUBGROUP_SCAN = 8
+NONZERO_SUBGROUP_SCAN_MAX_COORDS = 2
 # Rounds per iteration of the scatter's dense loop (their workgroup-memory loads issued
 # together). H100, wgpu-native, 36 points (bench/results/nonzero-scatter/h100-wgpu-
 # unroll.json), float32 rank 1 density 0.5 / 1 and rank 4 density 1, GPU ms: 1 0.090 /

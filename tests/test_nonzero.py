@@ -410,6 +410,32 @@ def test_subgroup_sums(dev, monkeypatch, sums, fused):
         assert dev.subgroup_size, "the test device has no subgroups: only the scan is tested"
 
 
+@pytest.mark.parametrize("least", [8, 16, 0])
+def test_subgroup_scan(dev, monkeypatch, least):
+    """The scatter's block ranks by subgroup sums (NONZERO_SUBGROUP_SCAN: subgroups of at
+    least 8 lanes on the test device), by the portable scan in the same kernel where the
+    subgroups are smaller than asked (16: its per-workgroup check sends every workgroup to
+    the fallback) and with it off: dense and staged blocks, the arrays pooled or apart
+    (ranks 2 and 4), 8/32/64-bit inputs, the scan folded in or not."""
+    monkeypatch.setattr(tuning, "NONZERO_SUBGROUP_SCAN", least)
+    monkeypatch.setattr(tuning, "NONZERO_SUBGROUP_SCAN_MAX_COORDS", 4)
+    assert dev.subgroup_size == 8, "the test device's subgroups: 8 lanes, so both ways run"
+    rng = rng_for("subgroup scan", least)
+    for dtype, shape, density in (("uint8", (300, 700), 0.9), ("float32", (30, 7, 10, 100), 0.3),
+                                  ("int64", (2, 50000), 0.05)):
+        for fused in (True, False):
+            monkeypatch.setattr(tuning, "NONZERO_FUSED_SCAN", fused)
+            x = sample(rng, shape, dtype, density)
+            x.reshape(-1)[:9000] = 1  # a full block
+            op = run_uncached(dev, x)
+            assert op.plan.steps[-1].variables["sg_scan"] == least
+    # (by default: up to NONZERO_SUBGROUP_SCAN_MAX_COORDS columns)
+    monkeypatch.setattr(tuning, "NONZERO_SUBGROUP_SCAN_MAX_COORDS", 2)
+    for shape, on in (((5000,), True), ((70, 80), True), ((10, 20, 30), False)):
+        op = run_uncached(dev, sample(rng, shape, "float32", 0.5))
+        assert op.plan.steps[-1].variables["sg_scan"] == (least if on else 0), shape
+
+
 def test_scatter_pool_by_coordinates(dev):
     """The scatter's arrays in one for coordinates of up to 3 columns, apart for more."""
     for shape, pool in (((70000,), True), ((50, 40, 30), True), ((10, 9, 8, 7), False)):

@@ -119,13 +119,16 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides,
     vec = 1
     if tuning.NONZERO_VEC_STORES and tuple(out_strides) == (n_coords, 1):
         vec = next((v for v in (4, 2) if n_coords % v == 0), 1)
+    # ... and its block ranks by subgroup (few coordinate columns)
+    sg_scan = (tuning.NONZERO_SUBGROUP_SCAN
+               if sg and n_coords <= tuning.NONZERO_SUBGROUP_SCAN_MAX_COORDS else 0)
     if n_tiles:
         blocks = n_tiles * tile_blocks
         steps.append(planmod.Step("nonzero_scatter.wgsl.j2",
                                   dict(P=dt.per_word, tile_blocks=tile_blocks, nr=n_coords,
                                        stage=tuning.NONZERO_STAGE,
                                        unroll=tuning.NONZERO_ROUNDS_UNROLL, wg=wg, vec=vec,
-                                       sg=sg,
+                                       sg=sg, sg_scan=sg_scan,
                                        fused_items=_ceil(span, wg) if fused else 0,
                                        pool=n_coords <= tuning.NONZERO_SCATTER_POOL_MAX_COORDS),
                                   dict(params, n_groups=blocks), blocks, "scratch",
