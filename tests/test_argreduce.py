@@ -1059,11 +1059,13 @@ def test_packed_row_groups(tuned):
 def test_min_fold(tuned):
     """ArgMin over 8/16-bit integer words by the least of the unflipped lanes
     (ARG_MIN_FOLD): by default uint8's tile columns only; with every integer type and
-    strategy named, rows, word lanes and tile columns exact for both directions (ties,
-    extremes, a view starting mid-word), the first pass folded where named and not
+    strategy named, rows, word lanes, tile columns and staged rows exact for both directions
+    (ties, extremes, a view starting mid-word), the first pass folded where named and not
     otherwise."""
-    # (rows: two whole tiles of 256 x 16 words and a tail, for 8-bit elements)
-    cases = (((4, 40000), (1,), "row"), ((3000, 2), (0,), "lanes"), ((600, 64), (0,), "tilecol"))
+    # (rows: two whole tiles of 256 x 16 words and a tail, for 8-bit elements; staged rows
+    # of 16 elements, more than a workgroup's)
+    cases = (((4, 40000), (1,), "row"), ((3000, 2), (0,), "lanes"), ((600, 64), (0,), "tilecol"),
+             ((700, 16), (1,), "stage"))
 
     def first(d, dtype, shape, axes):
         op = compile_arg(d, dtype, shape, axes, dg.ArgMinDesc)
@@ -1074,7 +1076,7 @@ def test_min_fold(tuned):
     assert {k for k, (strat, fold) in got.items() if fold} == {("uint8", "tilecol")}, got
     assert all(strat == k[1] for k, (strat, _) in got.items()), got
     rng = rng_for("min fold")
-    for names in (("row", "lanes", "tilecol"), ("row",)):
+    for names in (("row", "lanes", "tilecol", "stage"), ("row",)):
         d = tuned(ARG_MIN_FOLD=dict.fromkeys(("uint8", "int8", "uint16", "int16"), names))
         for dtype in ("uint8", "int8", "uint16", "int16"):
             for shape, axes, strat in cases:
