@@ -369,7 +369,7 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
     groups = _ceil(red.n_out, rows)
     kept, reds = red.kept[0], red.red[0]
     variables = dict(dt=dt, op=op, descending=descending, strategy="stage", source="input",
-                     sink="index", wg=wg, row_words=words, stage_words=thread_words,
+                     sink="index", wg=wg, stage_words=thread_words,
                      unroll=words, idx_words=idx_words, joined=False, multi_red=False,
                      red2=False, smajor=False, tally=False, nan_by_tile=tuning.ROW_NAN_BY_TILE,
                      min_fold=bool(op == "min" and dt.lanes_min

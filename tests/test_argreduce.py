@@ -1216,6 +1216,23 @@ def test_windows_tile_columns(windowed_dev, dtype):
     check(x[::-1], 0, tensor=t[::-1], index_dtype="int64", combos=HALF)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "int64"])
+def test_windows_staged_rows(windowed_dev, dtype):
+    """Staged rows (16 words each) over an input of several windows, a block's loads
+    crossing from one to the next; a view starting one row in, and for 8/16-bit types one
+    element in (joined words from two windows); 64-bit indices over several windows."""
+    n = 16 * 4 // np.dtype(dtype).itemsize
+    rows = 5 * windowed_dev.window_bytes // (n * np.dtype(dtype).itemsize) + 37
+    x = stage_rows_input(rng_for("win-stage", dtype), rows, n, dtype)
+    t = dg.asarray(x, device=windowed_dev)
+    assert n_windows(t, windowed_dev) >= 5
+    assert arg_notes(windowed_dev, dtype, x.shape, (1,))["strategy"] == "stage"
+    check(x, 1, tensor=t, combos=HALF)
+    check(x[1:], 1, tensor=t[1:], combos=HALF[:1], index_dtype="int64")
+    if np.dtype(dtype).itemsize < 4:
+        check(x, 1, tensor=at_offset(x, 1, windowed_dev), combos=HALF[1:])
+
+
 @pytest.mark.parametrize("index_dtype", ["uint32", "int64"])
 def test_windows_output_spans_windows(windowed_dev, index_dtype):
     x = random_values(rng_for("win-out", index_dtype), (3000, 2), "float32")
