@@ -62,6 +62,11 @@ def _pow2_floor(n: int) -> int:
     return 1 << max(0, n.bit_length() - 1)
 
 
+def _pow2_ceil(n: int) -> int:
+    """The power of two at or above n (1 for n < 2)."""
+    return 1 << max(0, n - 1).bit_length()
+
+
 def rows_bytes(dt, sink: str = "index") -> int:
     """Bytes a thread of a row plan reads at least (tuning.ROWS_BYTES; ArgMax/ArgMin:
     ARG_ROWS_BYTES by element bits)."""
@@ -117,7 +122,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # over h and w): its outputs share a workgroup, lanes interleaved over them, so that the
     # workgroup reads memory in order (a thread per output would stride through it)
     inner = kept[-1].size if kept_contig else 0
-    lanes = 1 << max(0, inner - 1).bit_length()
+    lanes = _pow2_ceil(inner)
     interleave = (not red_contig and kept_contig and n_red >= row_min
                   and reds[-1].strides[0] == inner and 2 <= lanes <= wg // 2
                   and inner * dt.bits < tuning.INTERLEAVE_BELOW_BITS)
@@ -190,7 +195,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if tilecol:
         n_words = n_out * wrun // pw
         inner_words = kept[-1].size * wrun // pw
-        wx_min = min(tuning.TILECOL_WX, 1 << max(0, inner_words - 1).bit_length())
+        wx_min = min(tuning.TILECOL_WX, _pow2_ceil(inner_words))
         min_rows = tuning.TILECOL_MIN_ROWS
         if sink == "index":  # ArgMax/ArgMin (Hardmax keeps the general figure)
             min_rows = tuning.ARG_TILECOL_MIN_ROWS
@@ -239,7 +244,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             block = wg * vout
         else:  # row, lanes: R = wg / tpr row groups a workgroup
             block = inner if interleave else wg // tpr * (inner if strategy == "lanes" else 1)
-        tpo = wg // min(wg, 1 << max(0, block - 1).bit_length())
+        tpo = wg // min(wg, _pow2_ceil(block))
 
         def tally_per_thread(n_split: int) -> int:
             return _ceil(n_split, tpo) if tpo > 1 else _ceil(block, wg) * n_split
@@ -347,7 +352,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
 def _stage_row_words(red: Reduction, dt, sink: str) -> int:
     """Words a row where ArgMax/ArgMin stages rows through workgroup memory (0: not): rows
     back to back (one contiguous reduced dim, one kept dim of stride the row's length) of
-    whole words, a power of two in tuning.ARG_STAGE_WORDS's range for the element bits."""
+    whole words in tuning.ARG_STAGE_WORDS's range for the element bits, a power of two
+    unless ARG_STAGE_ANY_WORDS."""
     lo, hi = tuning.ARG_STAGE_WORDS.get(dt.bits, (0, 0))
     if sink != "index" or len(red.red) != 1 or len(red.kept) != 1:
         return 0
@@ -355,21 +361,24 @@ def _stage_row_words(red: Reduction, dt, sink: str) -> int:
     if red.red[0].strides[0] != 1 or red.kept[0].strides[0] != n or n * dt.bits % 32:
         return 0
     words = n * dt.bits // 32
-    return words if lo <= words <= hi and words & (words - 1) == 0 else 0
+    pow2 = words & (words - 1) == 0
+    return words if lo <= words <= hi and (pow2 or tuning.ARG_STAGE_ANY_WORDS) else 0
 
 
 def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, words: int,
                 template: str, extra: dict) -> Plan:
     """The plan of `_stage_row_words` rows: one pass, a workgroup stages
-    ARG_STAGE_BLOCK_WORDS words of whole rows (at least ARG_STAGE_MIN_WG threads' worth),
-    each thread reduces its max(ARG_STAGE_THREAD_WORDS, words) words' rows from there."""
-    thread_words = max(tuning.ARG_STAGE_THREAD_WORDS, words)
+    ARG_STAGE_BLOCK_WORDS places of whole rows (at least ARG_STAGE_MIN_WG threads' worth;
+    a row takes the power of two of places at or above its words), each thread reduces the
+    rows of its max(ARG_STAGE_THREAD_WORDS, row places) places from there."""
+    slots = _pow2_ceil(words)
+    thread_words = max(tuning.ARG_STAGE_THREAD_WORDS, slots)
     wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_words)
-    rows = wg * thread_words // words  # a workgroup's
+    rows = wg * thread_words // slots  # a workgroup's
     groups = _ceil(red.n_out, rows)
     kept, reds = red.kept[0], red.red[0]
     variables = dict(dt=dt, op=op, descending=descending, strategy="stage", source="input",
-                     sink="index", wg=wg, stage_words=thread_words,
+                     sink="index", wg=wg, stage_words=thread_words, row_slots=slots,
                      unroll=words, idx_words=idx_words, joined=False, multi_red=False,
                      red2=False, smajor=False, tally=False, nan_by_tile=tuning.ROW_NAN_BY_TILE,
                      min_fold=bool(op == "min" and dt.lanes_min
@@ -382,7 +391,7 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
                 mid_word=dict(joined=True) if dt.per_word > 1 else None)
     notes = dict(strategy="stage", split=1, chunk=reds.size, tally_merge=False,
                  threads_per_row=1, packed=dt.per_word > 1, row_groups=1,
-                 outputs_per_thread=thread_words // words, lanes_per_output=1)
+                 outputs_per_thread=thread_words // slots, lanes_per_output=1)
     return Plan([step], 0, notes)
 
 

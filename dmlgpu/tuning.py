@@ -273,6 +273,9 @@ ARG_STAGE_WORDS = {8: (4, 32), 16: (4, 32), 32: (4, 32), 64: (8, 64)}
 ARG_STAGE_BLOCK_WORDS = 1024
 ARG_STAGE_THREAD_WORDS = 8
 ARG_STAGE_MIN_WG = 32
+# ... and rows of any number of words in the range, a row in the power of two of places at
+# or above it (rows of 10 float32 in 16): off until measured (correct either way: tests).
+ARG_STAGE_ANY_WORDS = False
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
 # neighbouring outputs a thread (where the innermost kept dim is a multiple of it). Rows of

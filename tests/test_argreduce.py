@@ -1372,3 +1372,33 @@ def test_staged_rows(tuned, dtype):
     check(x[:, :n], 1, tensor=t[:, :n], combos=combos[:2])  # rows of n, stride 2n
     off = tuned(ARG_STAGE_WORDS={})
     assert arg_notes(off, dtype, (300, n), (1,))["strategy"] != "stage"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "uint8", "int64"])
+def test_staged_rows_any_words(tuned, dtype):
+    """ARG_STAGE_ANY_WORDS: rows of words that are no power of two, each in the power of
+    two of places above it (its last places unused), staged like the others: whole
+    workgroups and a last one of a few rows, ties, NaN, extremes, both ops and directions,
+    views starting mid-word; off (the default), they take the other plans."""
+    bits = np.dtype(dtype).itemsize * 8
+    pw = max(1, 32 // bits)
+    lo, hi = tuning.ARG_STAGE_WORDS[bits]
+    d = tuned(ARG_STAGE_ANY_WORDS=True)
+    rng = rng_for("staged any words", dtype)
+    for words in (w for w in (5, 6, 12, 24) if lo <= w <= hi and w * 32 % bits == 0):
+        n = words * 32 // bits
+        slots = 1 << (words - 1).bit_length()
+        thread_slots = max(tuning.ARG_STAGE_THREAD_WORDS, slots)
+        wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_slots)
+        per_group = wg * thread_slots // slots
+        op = compile_arg(d, dtype, (2 * per_group + 9, n), (1,))
+        v = op.plan.steps[0].variables
+        assert (op.plan.notes["strategy"], v["row_slots"], v["wg"], op.plan.steps[0].n_groups) \
+            == ("stage", slots, wg, 3), (words, op.plan.notes, v["row_slots"])
+        x = stage_rows_input(rng, 2 * per_group + 9, n, dtype)
+        check(x, 1, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
+        for off in range(1, pw):
+            check(x, 1, tensor=at_offset(x, off, d), combos=HALF)
+        assert arg_notes(tuned(ARG_STAGE_ANY_WORDS=False), dtype, x.shape, (1,))["strategy"] \
+            != "stage"
+        d = tuned(ARG_STAGE_ANY_WORDS=True)
