@@ -250,11 +250,12 @@ PACKED_ROW_GROUPS = 512
 # uint16 / int16 not measured.
 ARG_MIN_FOLD = {"uint8": ("tilecol",)}
 # ArgMax/ArgMin over short contiguous rows back to back (one reduced dim of stride 1, one
-# kept dim whose stride is the row's length) of a power of two words in this range, by
-# element bits: a workgroup copies ARG_STAGE_BLOCK_WORDS words of whole rows into workgroup
-# memory with coalesced loads, then each thread reduces the rows of its own
-# max(ARG_STAGE_THREAD_WORDS, row) words there, no tree over threads (plan._stage_rows); a
-# workgroup keeps at least ARG_STAGE_MIN_WG threads. H100, wgpu-native, 2026-11-26, ArgMax
+# kept dim whose stride is the row's length) of a power of two words (any number with
+# ARG_STAGE_ANY_WORDS) in this range, by element bits: a workgroup copies
+# ARG_STAGE_BLOCK_WORDS words of whole rows into workgroup memory with coalesced loads,
+# then each thread reduces the rows of its own max(ARG_STAGE_THREAD_WORDS, row) words
+# there, no tree over threads (plan._stage_rows); a workgroup keeps at least
+# ARG_STAGE_MIN_WG threads. H100, wgpu-native, 2026-11-26, ArgMax
 # over 2^27 elements, % of a copy's bandwidth (bench/results/argreduce-stage/): the plans
 # before -> staged at 4096 / 32 block / thread words -> at 1024 / 8 (h100-wgpu-stage2.json,
 # h100-wgpu-stage3.json): uint8 rows of 16 / 32 / 64 / 128 21 / 63 / 77 / 74 -> 52 / 79 /
@@ -265,10 +266,9 @@ ARG_MIN_FOLD = {"uint8": ("tilecol",)}
 # 16 threads 74%). Fewer words a thread were faster wherever a row allows them (float16 rows
 # of 16 at 1024-word blocks: 32 / 16 / 8 words a thread 83 / 90 / 93%), as were blocks of
 # 1024 words over 4096 and 2048 at most points; 512 within 3.5 points either way (same
-# runs). Rows of 2 words lose (float32 rows of
-# 2 96 -> 37%, uint8 rows of 8 47 -> 38%), as do int64 rows of 2 (102 -> 83%) and rows of
-# 64 words of 8/16/32-bit elements (float32 rows of 64 91 -> 71%, uint8 rows of 256 78 ->
-# 68%; h100-wgpu-stage.json). (0, 0): off.
+# runs). Rows of 2 words lose (float32 rows of 2 96 -> 37%, uint8 rows of 8 47 -> 38%), as
+# do int64 rows of 2 (102 -> 83%) and rows of 64 words of 8/16/32-bit elements (float32
+# rows of 64 91 -> 71%, uint8 rows of 256 78 -> 68%; h100-wgpu-stage.json). (0, 0): off.
 ARG_STAGE_WORDS = {8: (4, 32), 16: (4, 32), 32: (4, 32), 64: (8, 64)}
 ARG_STAGE_BLOCK_WORDS = 1024
 ARG_STAGE_THREAD_WORDS = 8
