@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from . import tuning
 from .canon import Dim, Reduction
 from .errors import DeviceLimitError
+from .sizes import ceil_div, pow2_ceil, pow2_floor
 
 # Bindings start at multiples of this (it is >= every adapter's min storage offset alignment
 # and a multiple of 8, so no 64-bit element straddles two windows).
@@ -45,26 +46,12 @@ class Plan:
     tally_bytes: int = 0  # bytes of the device's tally buffer the merge in the split pass uses
 
 
-def _ceil(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def _packed_chunk(words: int) -> int:
     """Words a workgroup of a split packed (8/16-bit) row plan reads at least, of `words`
     in all: PACKED_ROW_CHUNK_WORDS, or more where that would run over PACKED_ROW_GROUPS
     workgroups."""
     groups = tuning.PACKED_ROW_GROUPS
-    return max(tuning.PACKED_ROW_CHUNK_WORDS, _ceil(words, groups) if groups else 0)
-
-
-def _pow2_floor(n: int) -> int:
-    """The power of two at or below n (1 for n < 2)."""
-    return 1 << max(0, n.bit_length() - 1)
-
-
-def _pow2_ceil(n: int) -> int:
-    """The power of two at or above n (1 for n < 2)."""
-    return 1 << max(0, n - 1).bit_length()
+    return max(tuning.PACKED_ROW_CHUNK_WORDS, ceil_div(words, groups) if groups else 0)
 
 
 def rows_bytes(dt, sink: str = "index") -> int:
@@ -102,27 +89,27 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # least 2 threads per row from twice that; ArgMax/ArgMin: up to ROWS_MIN_TPR while each
     # keeps ROWS_MIN_WORDS words and an unrolled iteration's elements
     elems = max(tuning.REDUCE_UNROLL, rows_bytes(dt, sink) * 8 // dt.bits)
-    tpr = min(wg, _pow2_floor(n_red // elems))
+    tpr = min(wg, pow2_floor(n_red // elems))
     least, per = 2, tuning.REDUCE_UNROLL
     # Hardmax's short rows: threads enough that their zeros' stores fill a sector, where
     # each keeps its words (else as they were)
     hot_per = dt.per_word * tuning.HARDMAX_STREAM_MIN_WORDS.get(dt.bits, 0)
     if sink == "index":
         words = n_red * dt.bits // 32
-        least = max(2, min(tuning.ROWS_MIN_TPR, _pow2_floor(words // tuning.ROWS_MIN_WORDS)))
+        least = max(2, min(tuning.ROWS_MIN_TPR, pow2_floor(words // tuning.ROWS_MIN_WORDS)))
     elif (red_contig and tuning.HARDMAX_STREAM and hot_per
           and n_red // hot_per >= tuning.HARDMAX_STREAM_MIN_TPR):
         least, per = tuning.HARDMAX_STREAM_MIN_TPR, hot_per
-    tpr = max(tpr, min(least, _pow2_floor(n_red // per)))
+    tpr = max(tpr, min(least, pow2_floor(n_red // per)))
     # few rows: more threads each, up to a workgroup (64 rows of 1000 float32 took 0.015 ms
     # at 32 threads a row, 8 workgroups, against 0.008 ms with a workgroup each; H100)
-    tpr = max(tpr, min(wg, _pow2_floor(tuning.ROWS_TARGET_THREADS // max(1, n_out))))
+    tpr = max(tpr, min(wg, pow2_floor(tuning.ROWS_TARGET_THREADS // max(1, n_out))))
     segmented = red_contig and 2 <= tpr < wg and tuning.ROWS_BYTES > 0
     # a small contiguous kept block right under the reduced dims ((n, 2) over n, (h, w, 3)
     # over h and w): its outputs share a workgroup, lanes interleaved over them, so that the
     # workgroup reads memory in order (a thread per output would stride through it)
     inner = kept[-1].size if kept_contig else 0
-    lanes = _pow2_ceil(inner)
+    lanes = pow2_ceil(inner)
     interleave = (not red_contig and kept_contig and n_red >= row_min
                   and reds[-1].strides[0] == inner and 2 <= lanes <= wg // 2
                   and inner * dt.bits < tuning.INTERLEAVE_BELOW_BITS)
@@ -144,9 +131,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                  and run * dt.bits < tuning.INTERLEAVE_BELOW_BITS and n_red >= row_min)
     if short_run:
         segmented = False
-        strategy, tpr = "row", min(wg // 2, _pow2_floor(run))
+        strategy, tpr = "row", min(wg // 2, pow2_floor(run))
         threads = n_out * tpr
-        max_split = _ceil(n_red * (wg // tpr), tuning.MIN_ROW_CHUNK)
+        max_split = ceil_div(n_red * (wg // tpr), tuning.MIN_ROW_CHUNK)
     elif segmented:
         strategy, threads = "row", n_out * tpr
         max_split = 1
@@ -155,21 +142,21 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # rows_bytes a thread), several blocks per workgroup; split where one block a
         # workgroup leaves the GPU short of threads
         block_words = n_red * inner // pw
-        tpr = min(wg, _pow2_floor(max(1, block_words * pw // elems)))
+        tpr = min(wg, pow2_floor(max(1, block_words * pw // elems)))
         blocks = n_out // inner
-        tpr = max(tpr, min(wg, _pow2_floor(tuning.ROWS_TARGET_THREADS // blocks)))
+        tpr = max(tpr, min(wg, pow2_floor(tuning.ROWS_TARGET_THREADS // blocks)))
         strategy, interleave, threads = "lanes", False, blocks * tpr
-        max_split = _ceil(block_words, tuning.PACKED_ROW_CHUNK_WORDS) if tpr == wg else 1
+        max_split = ceil_div(block_words, tuning.PACKED_ROW_CHUNK_WORDS) if tpr == wg else 1
     elif interleave:
         strategy, tpr = "row", wg // lanes
         threads = n_out // inner * wg
-        max_split = _ceil(n_red * inner, tuning.MIN_ROW_CHUNK)
+        max_split = ceil_div(n_red * inner, tuning.MIN_ROW_CHUNK)
     elif n_red >= row_min and (red_contig or not kept_contig):
         strategy, threads, tpr = "row", n_out * wg, wg
-        max_split = _ceil(n_red, tuning.MIN_ROW_CHUNK)
+        max_split = ceil_div(n_red, tuning.MIN_ROW_CHUNK)
     else:
         strategy, threads = "col", n_out
-        max_split = _ceil(n_red, tuning.MIN_COL_CHUNK)
+        max_split = ceil_div(n_red, tuning.MIN_COL_CHUNK)
     # 8/16-bit columns ("tilecol"): a thread per word of neighbouring outputs (the innermost
     # kept dim contiguous and whole words, every other stride whole words), several row
     # groups per workgroup over the reduced range
@@ -195,16 +182,16 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if tilecol:
         n_words = n_out * wrun // pw
         inner_words = kept[-1].size * wrun // pw
-        wx_min = min(tuning.TILECOL_WX, _pow2_ceil(inner_words))
+        wx_min = min(tuning.TILECOL_WX, pow2_ceil(inner_words))
         min_rows = tuning.TILECOL_MIN_ROWS
         if sink == "index":  # ArgMax/ArgMin (Hardmax keeps the general figure)
             min_rows = tuning.ARG_TILECOL_MIN_ROWS
             if wrun > 1:
                 min_rows = tuning.ARG_TILECOL_RUN_MIN_ROWS.get(dt.bits, min_rows)
-        ry = max(1, min(wg // wx_min, _pow2_floor(n_walk // min_rows)))
+        ry = max(1, min(wg // wx_min, pow2_floor(n_walk // min_rows)))
         strategy, interleave, tpr = "tilecol", False, 0
-        threads = _ceil(n_words, wg // ry) * wg
-        max_split = _ceil(n_walk, ry * min_rows)
+        threads = ceil_div(n_words, wg // ry) * wg
+        max_split = ceil_div(n_walk, ry * min_rows)
     # short column reductions over many outputs: COL_VOUT neighbouring outputs of the
     # innermost kept dim a thread (one reduced dim), its fixed costs shared
     vout = tuning.COL_VOUT.get(dt.bits, 1)
@@ -228,7 +215,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
               and (len(reds) == 1 or aligned))
     if packed and tpr == wg and tuning.PACKED_ROW_CHUNK_WORDS:
         # a long packed row: at least this many words a workgroup per split
-        max_split = _ceil(n_red // pw, _packed_chunk(n_out * (n_red // pw)))
+        max_split = ceil_div(n_red // pw, _packed_chunk(n_out * (n_red // pw)))
     # A split's merge can run in the split pass where the result is an index (not Hardmax's
     # one-hot) and the partials' indices are the output's (not short runs as lanes): the
     # last workgroup of each block of outputs to finish merges them (tuning.TALLY_MERGE),
@@ -244,10 +231,10 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             block = wg * vout
         else:  # row, lanes: R = wg / tpr row groups a workgroup
             block = inner if interleave else wg // tpr * (inner if strategy == "lanes" else 1)
-        tpo = wg // min(wg, _pow2_ceil(block))
+        tpo = wg // min(wg, pow2_ceil(block))
 
         def tally_per_thread(n_split: int) -> int:
-            return _ceil(n_split, tpo) if tpo > 1 else _ceil(block, wg) * n_split
+            return ceil_div(n_split, tpo) if tpo > 1 else ceil_div(block, wg) * n_split
     split = 1
     # (ArgMax/ArgMin's columns and short runs under a kept dim: a warp reads a slice of a
     # row a load)
@@ -260,17 +247,17 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             few = tpo * tuning.TALLY_MAX_PER_THREAD
             if threads * few >= tuning.TALLY_CAP_MIN_THREADS:  # (threads enough still)
                 cap = min(cap, few)
-        split = max(1, min(_ceil(target, threads), max_split, cap))
-    chunk = _ceil(n_walk, split)
-    split = _ceil(n_walk, chunk)
+        split = max(1, min(ceil_div(target, threads), max_split, cap))
+    chunk = ceil_div(n_walk, split)
+    split = ceil_div(n_walk, chunk)
     if interleave:
         groups = n_out // inner * split
     elif strategy == "row":
-        groups = _ceil(n_out, wg // tpr) * split
+        groups = ceil_div(n_out, wg // tpr) * split
     elif strategy == "lanes":
-        groups = _ceil(n_out // inner, wg // tpr) * split
+        groups = ceil_div(n_out // inner, wg // tpr) * split
     else:  # (tilecol: threads are whole workgroups of words; its kernel takes no tpr)
-        groups = _ceil(threads, wg) * split
+        groups = ceil_div(threads, wg) * split
         tpr = 0 if tilecol else wg
 
     common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1,
@@ -296,11 +283,11 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         first["run"] = wrun
     unroll = tuning.REDUCE_UNROLL
     if strategy == "lanes":  # (a tile no longer than a block's words, as packed rows)
-        unroll = min(unroll, _pow2_floor(max(1, block_words // tpr)))
+        unroll = min(unroll, pow2_floor(max(1, block_words // tpr)))
     if packed and tpr < wg:
         # short packed rows: a tile (TPR x unroll words) no longer than a row, else every
         # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
-        unroll = min(unroll, _pow2_floor(max(1, n_red // pw // tpr)))
+        unroll = min(unroll, pow2_floor(max(1, n_red // pw // tpr)))
     if strategy == "row":
         first.update(tile_max=tuning.ROW_TILE_MAX, nan_by_tile=tuning.ROW_NAN_BY_TILE)
     walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)
@@ -314,7 +301,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if in_pass:
         blocks = groups // split
         fuse = dict(tally=True, tally_tpo=tpo, tally_spin=tuning.TALLY_SPIN,
-                    tally_n=_tally_batch(_ceil(split, tpo)))
+                    tally_n=_tally_batch(ceil_div(split, tpo)))
         tally_words = n_out * split + blocks
     steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
                                  **fuse,
@@ -333,7 +320,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     partial_bytes = 0
     if split > 1 and not in_pass:
         partial_bytes = n_out * split * (dt.key_words + 1) * 4
-        mgroups = n_out if merge == "row" else _ceil(n_out, wg)
+        mgroups = n_out if merge == "row" else ceil_div(n_out, wg)
         steps.append(Step(template, dict(common, strategy=merge, source="partials", sink=sink,
                                          packed_rows=False, ry=1,
                                          interleave=False, wg=wg, tpr=wg, vout=1,
@@ -371,11 +358,11 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
     ARG_STAGE_BLOCK_WORDS places of whole rows (at least ARG_STAGE_MIN_WG threads' worth;
     a row takes the power of two of places at or above its words), each thread reduces the
     rows of its max(ARG_STAGE_THREAD_WORDS, row places) places from there."""
-    slots = _pow2_ceil(words)
+    slots = pow2_ceil(words)
     thread_words = max(tuning.ARG_STAGE_THREAD_WORDS, slots)
     wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_words)
     rows = wg * thread_words // slots  # a workgroup's
-    groups = _ceil(red.n_out, rows)
+    groups = ceil_div(red.n_out, rows)
     kept, reds = red.kept[0], red.red[0]
     variables = dict(dt=dt, op=op, descending=descending, strategy="stage", source="input",
                      sink="index", wg=wg, stage_words=thread_words, row_slots=slots,
@@ -422,7 +409,7 @@ def windows(buffer, byte_lo: int, byte_hi: int, window_bytes: int, max_windows: 
     """
     base = byte_lo // WINDOW_ALIGN * WINDOW_ALIGN
     span = max(4, byte_hi - base)
-    n = _ceil(span, window_bytes)
+    n = ceil_div(span, window_bytes)
     if n > max_windows:
         raise DeviceLimitError(
             f"{what}: {byte_hi - byte_lo} bytes need {n} storage bindings of at most "

@@ -26,6 +26,7 @@ from reference import (
 import dmlgpu as dg
 from dmlgpu import dtypes, plan, tuning
 from dmlgpu.ops import base
+from dmlgpu.sizes import pow2_floor
 
 OPS = {"max": dg.argmax, "min": dg.argmin}
 FLOATS = ("float32", "float16")
@@ -467,7 +468,6 @@ def test_segmented_rows(tuned, dtype):
     rng = rng_for("segmented", dtype)
     dt = np.dtype(dtype)
     short_tiles, raised = set(), set()
-    pow2_floor = plan._pow2_floor
     for n in (100, 133, 200, 257, 1000, 1500):
         x = planted(rng, (37, n), dtype)
         x[5] = random_values(rng, (n,), dtype)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import codegen, plan, validate
+from .. import codegen, validate
 from ..desc import TensorDesc
 from ..errors import DeviceLimitError
 from ..runtime import dispatch
 from ..runtime.device import register_operator
+from ..sizes import ceil_div
 from . import base
 
 WG = 256  # threads per workgroup: one element each (a memory-bound copy)
@@ -57,7 +58,7 @@ class CompiledCoordsToIndices(base.CompiledOp):
         n = self.desc.input.sizes[-1]
         count = self.desc.count
         vstep, istep = (count, 1) if self.desc.per_dim else (1, n)
-        groups = plan._ceil(self.total, WG)
+        groups = ceil_div(self.total, WG)
         params = codegen.pack_params(n_out=self.total, aux1=n, vstep=vstep, istep=istep,
                                      in_offset=x.element_offset, out_offset=y.element_offset,
                                      n_groups=groups)

@@ -10,6 +10,7 @@ from .. import canon, dtypes, plan, tuning, validate
 from ..desc import Hardmax1Desc, TensorDesc
 from ..runtime.device import default_device, register_operator
 from ..runtime.tensor import Tensor
+from ..sizes import ceil_div
 from . import base
 
 TYPES = ("float32", "float16")
@@ -47,10 +48,10 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
     span = len(out_dims) == 1 and out_dims[0].strides[0] == 1
     if span:  # whole words, tuning.FILL_WORDS per invocation (+2: partial words at the ends)
         words = n * 2 if dt.bits == 64 else n // dt.per_word + 2
-        groups = plan._ceil(words, wg * tuning.FILL_WORDS)
+        groups = ceil_div(words, wg * tuning.FILL_WORDS)
         variables = dict(mode="span", words=tuning.FILL_WORDS, dst_atomic=False)
     else:  # an invocation per element; 16-bit elements share words: atomics
-        groups = plan._ceil(n, wg)
+        groups = ceil_div(n, wg)
         variables = dict(mode="strided", dst_atomic=atomic)
     fill = plan.Step(
         "fill.wgsl.j2",

@@ -26,16 +26,13 @@ from ..errors import DeviceLimitError
 from ..runtime import dispatch
 from ..runtime.device import default_device, register_operator
 from ..runtime.tensor import Tensor
+from ..sizes import ceil_div
 from . import base
 
 # Scratch arrays: scan levels whose arrays fit the uniform's nz_at table (mask, tile
 # offsets, then one value array per level).
 MAX_LEVELS = 6
 _U32 = 2**32
-
-
-def _ceil(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def coordinate_ranks(sizes) -> tuple[int, int]:
@@ -73,13 +70,13 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides,
         raise ValueError(f"tuning.NONZERO_TILE_LOADS: {tuning.NONZERO_TILE_LOADS} makes "
                          f"tiles of {tile_blocks} blocks of {block} elements, too many for "
                          "the scatter pass's 32-bit scan")
-    n_tiles = _ceil(m, tile)
+    n_tiles = ceil_div(m, tile)
     span = tuning.NONZERO_SCAN_SPAN
     if span < 2:
         raise ValueError(f"tuning.NONZERO_SCAN_SPAN: {span} is too small (allowed 2 and up)")
     levels = [n_tiles]  # values at each scan level
     while levels[-1] > span:
-        levels.append(_ceil(levels[-1], span))
+        levels.append(ceil_div(levels[-1], span))
     if len(levels) > MAX_LEVELS:
         raise DeviceLimitError(f"input: {n_tiles} tiles need {len(levels)} scan levels of "
                                f"{span} (at most {MAX_LEVELS})")
@@ -111,8 +108,8 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides,
     # one scan level of at least one tile: the scatter sums its earlier tiles' counts itself
     fused = fuse_scan and tuning.NONZERO_FUSED_SCAN and 1 <= n_tiles <= span
     for level, n in enumerate([] if fused else levels):
-        groups = max(1, _ceil(n, span))
-        steps.append(planmod.Step("nonzero_scan.wgsl.j2", dict(wg=wg, items=_ceil(span, wg)),
+        groups = max(1, ceil_div(n, span))
+        steps.append(planmod.Step("nonzero_scan.wgsl.j2", dict(wg=wg, items=ceil_div(span, wg)),
                                   dict(params, scan_level=level, n_groups=groups), groups,
                                   "", "scratch"))
     # a row's coordinates as vectors where the rows are contiguous and a multiple of one
@@ -129,7 +126,7 @@ def plan(sizes, strides, dt: dtypes.DType, n_coords: int, out_strides,
                                        stage=tuning.NONZERO_STAGE,
                                        unroll=tuning.NONZERO_ROUNDS_UNROLL, wg=wg, vec=vec,
                                        sg=sg, sg_scan=sg_scan,
-                                       fused_items=_ceil(span, wg) if fused else 0,
+                                       fused_items=ceil_div(span, wg) if fused else 0,
                                        pool=n_coords <= tuning.NONZERO_SCATTER_POOL_MAX_COORDS),
                                   dict(params, n_groups=blocks), blocks, "scratch",
                                   "coordinates"))

@@ -71,6 +71,7 @@ from ..errors import DeviceLimitError
 from ..runtime import dispatch
 from ..runtime.device import default_device, register_operator
 from ..runtime.tensor import Tensor
+from ..sizes import ceil_div, pow2_ceil, pow2_floor
 from ..validate import normalize_axis
 from . import base
 
@@ -119,18 +120,6 @@ class TopKPlan:
     notes: dict = field(default_factory=dict)
 
 
-def _ceil(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def _pow2_floor(n: int) -> int:
-    return 1 << (n.bit_length() - 1)
-
-
-def _pow2_ceil(n: int) -> int:
-    return 1 << max(0, (n - 1).bit_length())
-
-
 def digit_passes(dt, low_bits: int, width: int) -> tuple[tuple[int, int, int], ...]:
     """MSD digits (word, shift, width) of the composite (key, inverted position/index):
     word 0/1 = the key's (high/low) word, 2 = the position, `low_bits` wide. Widths <= width,
@@ -139,7 +128,7 @@ def digit_passes(dt, low_bits: int, width: int) -> tuple[tuple[int, int, int], .
     words.append((2, max(1, low_bits)))
     out = []
     for word, bits in words:
-        n = _ceil(bits, width)
+        n = ceil_div(bits, width)
         base, extra = divmod(bits, n)
         shift = bits
         for i in range(n):
@@ -176,8 +165,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             or rows < tuning.TOPK_GATHER_MIN_ROWS or plan.notes["strategy"] not in GATHERED):
         return plan
     pw = dt.per_word
-    pitch = _ceil(n, pw) * pw  # whole words a row: the packed loads need them
-    nbytes = _ceil(rows * pitch * dt.bits // 8, 4) * 4
+    pitch = ceil_div(n, pw) * pw  # whole words a row: the packed loads need them
+    nbytes = ceil_div(rows * pitch * dt.bits // 8, 4) * 4
     if nbytes > min(limits["max-storage-buffer-binding-size"], tuning.TOPK_GATHER_MAX_BYTES):
         return plan
     kept, stride = [], pitch
@@ -194,8 +183,8 @@ def plan_topk(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     raw = 8 if dt.bits == 64 else 4
     while tr > 1 and tr * pw * (tr + 1) * raw > limits["max-compute-workgroup-storage-size"]:
         tr //= 2
-    tiles = _ceil(rows, tr)
-    groups = tiles * _ceil(n, tr * pw)
+    tiles = ceil_div(rows, tr)
+    groups = tiles * ceil_div(n, tr * pw)
     gather = Step("topk_gather.wgsl.j2", dict(dt=dt, idx_words=idx_words, tr=tr,
                                               binds=("input", "cout")),
                   dict(_params(shape, k, descending, dt), aux1=pitch, aux2=tiles,
@@ -227,7 +216,7 @@ def _select_geometry(dt, wg: int, ept: int, smem: int) -> tuple[int, tuple, int,
     slots = min(bins, wg)
     # histogram, its sums, scalars, the guarded pass's flag words
     fixed = 4 * (bins + slots + slots // 32) + 64 + 4 * 33
-    cap = _pow2_floor(min(tuning.TOPK_SELECT_CAP, tile // 2,
+    cap = pow2_floor(min(tuning.TOPK_SELECT_CAP, tile // 2,
                           max(1, (smem - fixed) // (4 * ew))))
     return tile, passes, bins, cap
 
@@ -243,7 +232,7 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     ept = tuning.TOPK_ELEMS_PER_THREAD
     tile, sel_passes, sel_bins, sel_cap = _select_geometry(dt, wg, ept, smem)
     # (the sort's register blocks pad its entries by one slot in 32: topk_bitonic's SLOTS)
-    sort_cap = _pow2_floor(min(tuning.TOPK_SORT_MAX, smem * 32 // (33 * 4 * ew)))
+    sort_cap = pow2_floor(min(tuning.TOPK_SORT_MAX, smem * 32 // (33 * 4 * ew)))
 
     base = _params(shape, k, descending, dt)
     common = dict(dt=dt, idx_words=idx_words)
@@ -265,7 +254,7 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         return TopKPlan(steps, scratch, notes)  # one dispatch, no scratch
     if lists > 1:  # chunks of rows too long, too few: their lists through the merge passes
         # a row's lists in one merge workgroup no larger than they need
-        mwg = min(wg, max(tuning.TOPK_MERGE_MIN_WG, _pow2_ceil(_ceil(lists * k, ept))))
+        mwg = min(wg, max(tuning.TOPK_MERGE_MIN_WG, pow2_ceil(ceil_div(lists * k, ept))))
         tile, sel_passes, sel_bins, sel_cap = _select_geometry(dt, mwg, ept, smem)
         sel, stop = select_vars(k, mwg, ept, sel_cap, sel_bins, sel_passes, pack)
         notes.update(merge_passes=_add_merges(add, scratch, rows, lists, k, ew, tile,
@@ -280,14 +269,14 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     # K from TOPK_WIDE_FROM_K over rows up to TOPK_WIDE_MAX_N: "wide" rather than the sort
     # or "threshold" (where its 2K buckets fit the row)
     wide_first = (tuning.TOPK_WIDE_FROM_K <= k and n <= tuning.TOPK_WIDE_MAX_N
-                  and n >= tuning.TOPK_THRESHOLD_WG and _pow2_floor(n) >= 2 * k)
+                  and n >= tuning.TOPK_THRESHOLD_WG and pow2_floor(n) >= 2 * k)
     reduce_row = reduce_row or wide_first
     if n <= sort_cap and not reduce_row:
-        seg = _pow2_ceil(n)
+        seg = pow2_ceil(n)
         # a workgroup sorts TOPK_SORT_GROUP entries (whole rows), TOPK_SORT_PER_THREAD each
         cap = min(sort_cap, max(seg, tuning.TOPK_SORT_GROUP))
         per = max(1, min(cap // seg, rows))
-        groups = _ceil(rows, per)
+        groups = ceil_div(rows, per)
         swg = max(1, min(wg, cap // tuning.TOPK_SORT_PER_THREAD))
         add("topk_sort.wgsl.j2", dict(binds=out_binds, wg=swg, cap=cap,
                                       sort_items=_sort_items(cap), pack_entries=pack,
@@ -295,7 +284,7 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             dict(aux1=seg, aux2=per), groups)
         notes.update(strategy="sort", segment=seg, rows_per_group=per)
     elif k <= sel_cap:
-        lists = _ceil(n, tile)
+        lists = ceil_div(n, tile)
         twg = tuning.TOPK_THRESHOLD_WG
         threshold = (k <= min(tuning.TOPK_THRESHOLD_MAX_K, twg) and n >= twg and not wide_first
                      and (lists == 1 or rows >= tuning.TOPK_THRESHOLD_LONG_MIN_ROWS))
@@ -303,7 +292,7 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
         if threshold:
             tcap = tuning.TOPK_THRESHOLD_CAP
             tpacked = words and n >= dt.per_word * twg  # a word per thread
-            buckets = min(twg, max(tuning.TOPK_THRESHOLD_MIN_BUCKETS, _pow2_ceil(2 * k)))
+            buckets = min(twg, max(tuning.TOPK_THRESHOLD_MIN_BUCKETS, pow2_ceil(2 * k)))
             add("topk_threshold.wgsl.j2",
                 dict(binds=out_binds + (() if k == 1 else ("ctl",)), wg=twg,
                      unroll=tuning.TOPK_THRESHOLD_UNROLL, buckets=buckets, cap=tcap,
@@ -352,7 +341,7 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             _guard_blocks(steps)
         fallback = "select" if not merges else "candidates"
         first = "threshold" if threshold else "wide" if wide else fallback
-        notes.update(strategy=first, tile=tile, chunks=_ceil(n, tile),
+        notes.update(strategy=first, tile=tile, chunks=ceil_div(n, tile),
                      lists_per_merge=tile // k, merge_passes=merges)
         if guarded:  # the fallback kernels redo the rows with too many ties at T
             notes.update(fallback=fallback)
@@ -361,7 +350,7 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     else:
         gwg, gept = tuning.TOPK_GLOBAL_WG, tuning.TOPK_GLOBAL_ELEMS_PER_THREAD
         chunk = gwg * gept
-        nch = _ceil(n, chunk)
+        nch = ceil_div(n, chunk)
         passes = digit_passes(dt, (n - 1).bit_length(), tuning.TOPK_GLOBAL_RADIX_BITS)
         bins = 1 << max(w for _, _, w in passes)
         rad = dict(wg=gwg, ept=gept, bins=bins)
@@ -376,7 +365,7 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
                 dict(aux1=digit), rows)
         add("topk_radix.wgsl.j2", dict(rad, binds=("input", "cout", "ctl"), stage="collect"),
             dict(chunk=chunk, n_split=nch), rows * nch, cout="a")
-        runs = _ceil(k, sort_cap)
+        runs = ceil_div(k, sort_cap)
         last = runs == 1
         add("topk_sort.wgsl.j2",
             dict(binds=out_binds + ("cin",) if last else ("cin", "cout"), wg=min(wg, sort_cap // 2),
@@ -392,7 +381,7 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
             add("topk_merge.wgsl.j2",
                 dict(binds=out_binds + ("cin",) if last else ("cin", "cout"), wg=mwg,
                      sink="output" if last else "cands"),
-                dict(aux1=run), _ceil(rows * k, mwg), cin=cur, cout=None if last else other)
+                dict(aux1=run), ceil_div(rows * k, mwg), cin=cur, cout=None if last else other)
             run *= 2
             n_merges += 1
             cur, other = other, cur
@@ -427,7 +416,7 @@ def word_lanes(shape: TopKShape, dt) -> bool:
 def select_vars(k, wg, ept, sel_cap, sel_bins, sel_passes, pack: bool) -> tuple[dict, int]:
     """The select kernel's template variables (without guard, source, sink, binds) and the
     number of survivors at which its radix select stops and sorts (pack: entries_pack)."""
-    stop = min(sel_cap, max(tuning.TOPK_SORT_MIN, tuning.TOPK_SORT_SLACK * _pow2_ceil(k)))
+    stop = min(sel_cap, max(tuning.TOPK_SORT_MIN, tuning.TOPK_SORT_SLACK * pow2_ceil(k)))
     if k == 1:  # a reduction: no histogram, no sort
         return dict(wg=wg, ept=ept, k_one=True, cap=0, bins=0, passes=(),
                     pack_entries=False), stop
@@ -462,7 +451,7 @@ def _guard_blocks(steps) -> None:
             total = st.params["n_groups"]
             per = max(1, min(1024, total // tuning.TOPK_GUARD_MIN_GROUPS))
             st.params["aux0"] = per
-            st.n_groups = _ceil(total, per)
+            st.n_groups = ceil_div(total, per)
 
 
 def _add_merges(add, scratch, rows, lists, k, ew, tile, sel, stop) -> int:
@@ -474,7 +463,7 @@ def _add_merges(add, scratch, rows, lists, k, ew, tile, sel, stop) -> int:
     if lists > 1:
         scratch["a"] = rows * lists * k * ew * 4
     while lists > 1:
-        nl = _ceil(lists, per_group)
+        nl = ceil_div(lists, per_group)
         last = nl == 1
         if not last:
             scratch[other] = max(scratch.get(other, 0), rows * nl * k * ew * 4)
@@ -533,11 +522,11 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
            and n // (2 * tpr) >= least):
         tpr *= 2
     packed = stage and packed_rows(shape, dt)
-    units = _ceil(n, dt.per_word) if packed else n * uw  # a row's, in the stage
+    units = ceil_div(n, dt.per_word) if packed else n * uw  # a row's, in the stage
     # a chunk no longer than the row, but (pair entries) a thread's first K elements in it
-    sw = min(tuning.TOPK_REGS_STAGE_WORDS, max(1, _pow2_ceil(units) // tpr))
+    sw = min(tuning.TOPK_REGS_STAGE_WORDS, max(1, pow2_ceil(units) // tpr))
     if not pk:
-        sw = max(sw, _pow2_ceil(k) * uw)
+        sw = max(sw, pow2_ceil(k) * uw)
     ew = 1 if pk else dt.key_words + 1
     slots = 8 if batch else k + 1 if trunc else k  # (batch: 8; trunc keeps one past K)
 
@@ -546,9 +535,9 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
         staged = r * (tpr * sw + 1) if stage else 0
         merged = wg * slots * w * ew if tpr > 1 else 0
         return 4 * (max(staged, merged, r * (k + 1)) + 3 * r)
-    wg = min(tuning.TOPK_REGS_WG, _pow2_floor(max_wg))
+    wg = min(tuning.TOPK_REGS_WG, pow2_floor(max_wg))
     if not stage:  # rows side by side: at least LANE_ROWS of them a workgroup, if it may
-        wg = min(_pow2_floor(max_wg), max(wg, tpr * tuning.TOPK_REGS_LANE_ROWS // w))
+        wg = min(pow2_floor(max_wg), max(wg, tpr * tuning.TOPK_REGS_LANE_ROWS // w))
     while memory(wg) > smem and wg > tpr:
         wg //= 2
     if memory(wg) > smem or wg < tpr:
@@ -567,7 +556,7 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
                                   trunc=trunc, batch=batch, packed=packed, word_lanes=wl,
                                   values_from_keys=keyed,
                                   rows_first=rows_first, vwords=vwords),
-        dict(aux1=(1 << n.bit_length()) - 1) if trunc else {}, _ceil(rows, per))
+        dict(aux1=(1 << n.bit_length()) - 1) if trunc else {}, ceil_div(rows, per))
     notes.update(strategy="regs", regs_wg=wg, threads_per_row=tpr, rows_per_group=per,
                  regs_mode="stage" if stage else "direct", stage_words=sw if stage else 0,
                  packed=packed, pk=pk, trunc=trunc, batch=batch, word_lanes=wl,
@@ -587,7 +576,7 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     candidate slots per row."""
     n, rows = shape.n, shape.rows
     kw = dt.key_words
-    top = _pow2_floor(max_wg)
+    top = pow2_floor(max_wg)
     wg = min(tuning.TOPK_ROWS_WG, top)
     inner = abs(shape.kept[-1].strides[0]) if shape.kept else 0
     words = word_lanes(shape, dt)
@@ -595,7 +584,7 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
                         else tuning.TOPK_ROWS_LANE_BYTES) * 8 // dt.bits)
     interleave = 0 < inner < abs(shape.axis_strides[0]) and rows >= lane_rows
     if n >= tuning.TOPK_ROWS_LANE_WIDE_N:  # longer rows: more of them side by side
-        lane_rows = max(lane_rows, min(tuning.TOPK_ROWS_LANE_ROWS, _pow2_floor(rows),
+        lane_rows = max(lane_rows, min(tuning.TOPK_ROWS_LANE_ROWS, pow2_floor(rows),
                                        tuning.TOPK_ROWS_LANE_MAX_BYTES * 8 // dt.bits))
         if interleave:  # and more threads a row
             wg = min(top, max(wg, tuning.TOPK_ROWS_LANE_WIDE_WG))
@@ -606,37 +595,37 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
                  else tuning.TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED)
         chunk = tuning.TOPK_ROWS_CHUNK
         if k > tuning.TOPK_ROWS_CHUNK_SMALL_K:
-            chunk = min(max(chunk, tuning.TOPK_ROWS_CHUNK_PER_K * _pow2_ceil(k)),
+            chunk = min(max(chunk, tuning.TOPK_ROWS_CHUNK_PER_K * pow2_ceil(k)),
                         tuning.TOPK_ROWS_CHUNK_MAX)
         # (over contiguous rows K = 1 is a reduction for "threshold" where it takes them)
         if (rows >= below or k > tuning.TOPK_ROWS_CHUNK_MAX_K or 2 * k > chunk
                 or (k == 1 and contiguous and rows >= tuning.TOPK_THRESHOLD_LONG_MIN_ROWS)):
             return 0
-        lists = _ceil(n, chunk)
+        lists = ceil_div(n, chunk)
         n = min(n, chunk)
     elif k > tuning.TOPK_ROWS_MAX_K and not (
             interleave and k <= tuning.TOPK_ROWS_CHUNK_MAX_K
-            and n >= tuning.TOPK_ROWS_CHUNK_PER_K * _pow2_ceil(k)):
+            and n >= tuning.TOPK_ROWS_CHUNK_PER_K * pow2_ceil(k)):
         return 0  # (rows of lanes long enough for K up to the chunks' run whole)
     elif k > tuning.TOPK_ROWS_SHORT_MAX_K and n < tuning.TOPK_ROWS_MIN_N_PER_K * k:
         return 0  # short rows, large K: the whole-row sort ranks fewer pairs
-    tpr = max(_pow2_ceil(_ceil(n, tuning.TOPK_ROWS_ELEMS)), _pow2_ceil(2 * k))
+    tpr = max(pow2_ceil(ceil_div(n, tuning.TOPK_ROWS_ELEMS)), pow2_ceil(2 * k))
     if interleave:  # lane_rows rows side by side: a larger workgroup for 2K buckets
-        lane_rows = min(lane_rows, max(1, top // _pow2_ceil(2 * k)))
-        wg = min(top, max(wg, lane_rows * _pow2_ceil(2 * k)))
+        lane_rows = min(lane_rows, max(1, top // pow2_ceil(2 * k)))
+        wg = min(top, max(wg, lane_rows * pow2_ceil(2 * k)))
         tpr = min(tpr, wg // lane_rows)
         wg = min(wg, max(tuning.TOPK_ROWS_WG, lane_rows * tpr))  # lane_rows rows a group
     tpr = min(tpr, wg)
-    buckets = min(tpr, _pow2_ceil(2 * k))
+    buckets = min(tpr, pow2_ceil(2 * k))
     if buckets < k:
         return 0
-    cap = min(max(tuning.TOPK_ROWS_MIN_CAP, tuning.TOPK_ROWS_CAP_PER_K * _pow2_ceil(k)),
-              _pow2_ceil(n))
+    cap = min(max(tuning.TOPK_ROWS_MIN_CAP, tuning.TOPK_ROWS_CAP_PER_K * pow2_ceil(k)),
+              pow2_ceil(n))
 
     # fewer slots where many rows share a workgroup (occupancy), but at least 2K; the
     # budget grows with the workgroup (lanes over rows: up to 1024 threads)
     while ((wg // tpr) * cap * (kw + 1) * 4 > tuning.TOPK_ROWS_CAND_BYTES * wg // 256
-           and cap > 2 * _pow2_ceil(k)):
+           and cap > 2 * pow2_ceil(k)):
         cap //= 2
 
     # word lanes: a reader takes a word's rows, so P entries a thread for its partial bests
@@ -660,7 +649,7 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
                                   sink="output" if lists == 1 else "cands", packed=packed,
                                   word_lanes=wl),
         {} if lists == 1 else dict(n_out=tasks, aux1=rows, chunk=n, n_split=lists),
-        _ceil(tasks, per), cout=None if lists == 1 else "a")
+        ceil_div(tasks, per), cout=None if lists == 1 else "a")
     notes.update(strategy="rows", rows_wg=wg, threads_per_row=tpr, rows_per_group=per,
                  buckets=buckets, rows_cap=cap, interleave=interleave, chunks=lists,
                  packed=packed, lane_rows=lane_rows if interleave else 0, word_lanes=wl)
@@ -678,24 +667,24 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
     candidate list (`lists` of them per row) for the merge passes. `packed_ok`: the rows
     may be read a word at a time (packed_rows), which they are where every bucket's
     thread has a word."""
-    slots = max(64, _pow2_ceil(k))
+    slots = max(64, pow2_ceil(k))
     seg = tile if chunked else n  # what a workgroup takes: a chunk, or a row
-    buckets = min(_pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), _pow2_floor(seg))
+    buckets = min(pow2_ceil(tuning.TOPK_WIDE_BUCKETS * k), pow2_floor(seg))
     if not ((tuning.TOPK_THRESHOLD_MAX_K < k or tuning.TOPK_WIDE_FROM_K <= k)
             and slots <= tuning.TOPK_WIDE_MAX_SLOTS
             and buckets >= 2 * k):
         return False
-    wg = min(tuning.TOPK_WIDE_WG, slots // 2, _pow2_floor(max_wg))
+    wg = min(tuning.TOPK_WIDE_WG, slots // 2, pow2_floor(max_wg))
     # candidates expected for distinct keys in random order: -B ln(1 - K/B)
     expected = -buckets * math.log1p(-k / buckets)
-    cap = max(slots, _ceil(math.ceil(expected * tuning.TOPK_WIDE_CAP_PCT / 100), 32) * 32)
+    cap = max(slots, ceil_div(math.ceil(expected * tuning.TOPK_WIDE_CAP_PCT / 100), 32) * 32)
     passes = tuple(p for p in digit_passes(dt, 1, tuning.TOPK_WIDE_RADIX_BITS) if p[0] != 2)
     sel_passes = digit_passes(dt, (seg - 1).bit_length(),
                               tuning.TOPK_WIDE_RADIX_BITS)
     bins = 1 << max(w for _, _, w in passes + sel_passes)
     # step 5's ranked entries at most (a multiple of 32: the slots' swizzle), its bins
-    stage = slots + _ceil(tuning.TOPK_WIDE_STAGE_MARGIN, 32) * 32
-    rank_bins = _pow2_floor(max(tuning.TOPK_WIDE_RANK_BINS, 32))
+    stage = slots + ceil_div(tuning.TOPK_WIDE_STAGE_MARGIN, 32) * 32
+    rank_bins = pow2_floor(max(tuning.TOPK_WIDE_RANK_BINS, 32))
     octaves, rank_cost = tuning.TOPK_WIDE_RANK_OCTAVES, tuning.TOPK_WIDE_RANK_COST
     dense = k * tuning.TOPK_WIDE_DENSE_SHARE >= seg
     if dense:
@@ -704,23 +693,23 @@ def _plan_wide(add, notes, dt, k, n, rows, lists, tile, chunked, smem, max_wg, o
         rank_cost *= tuning.TOPK_WIDE_DENSE_COST_SCALE
     # a dense row taken whole: every element a candidate (no T, no gather), one key word
     dense_all = (dense and not chunked and tuning.TOPK_WIDE_DENSE_ALL and dt.key_words == 1
-                 and _ceil(seg, wg) <= tuning.TOPK_WIDE_DENSE_ALL_MAX_REGS)
+                 and ceil_div(seg, wg) <= tuning.TOPK_WIDE_DENSE_ALL_MAX_REGS)
     if dense_all:
-        cap = max(cap, _ceil(seg, 32) * 32)
+        cap = max(cap, ceil_div(seg, 32) * 32)
     # (an entry one word: the key and the position's 16 bits)
     ent_pack = dense_all and tuning.TOPK_WIDE_DENSE_PACK and dt.bits <= 16 and seg < 0xFFFF
     if ent_pack and tuning.TOPK_WIDE_DENSE_RANK_BINS <= tuning.TOPK_WIDE_DENSE_BINS_PER_THREAD * wg:
         # (the memory the packed entries save: finer bins)
-        rank_bins = _pow2_floor(max(tuning.TOPK_WIDE_DENSE_RANK_BINS, 32))
+        rank_bins = pow2_floor(max(tuning.TOPK_WIDE_DENSE_RANK_BINS, 32))
     ent_words = 1 if ent_pack else dt.key_words + 1
-    octaves = _pow2_floor(min(max(octaves, 1), rank_bins // 2))
+    octaves = pow2_floor(min(max(octaves, 1), rank_bins // 2))
     fixed = 4 * (max(bins, rank_bins) + 2 * min(bins, wg)) + 64  # histogram, its sums, scalars
     slots_words = stage * ent_words if dense_all else max(cap, stage * ent_words)
     if (4 * slots_words + fixed > smem or slots // wg > 16 or bins < wg
-            or buckets // wg > 16 or _ceil(cap, wg) > 32):
+            or buckets // wg > 16 or ceil_div(cap, wg) > 32):
         return False
     per_thread = buckets // wg  # buckets per thread; the unroll covers each of them alike
-    unroll = _ceil(tuning.TOPK_WIDE_UNROLL, per_thread) * per_thread
+    unroll = ceil_div(tuning.TOPK_WIDE_UNROLL, per_thread) * per_thread
     sort_e = min(16, slots // 2, max(slots // wg, tuning.TOPK_WIDE_SORT_ENTRIES))
     log_n, log_e = slots.bit_length() - 1, sort_e.bit_length() - 1
     # lane bits: at most the subgroup's, the sort's threads' and the window's share of N
