@@ -262,9 +262,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
 
     common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1,
                   red2=len(reds) == 2, min_fold=False, **(extra or {}))
-    dims = dict(ksize=[d.size for d in kept], kin=[d.strides[0] for d in kept],
-                kout=[d.strides[1] for d in kept], rsize=[d.size for d in reds],
-                rin=[d.strides[0] for d in reds], nk=len(kept), nr=len(reds))
+    dims = _dims(kept, reds)
     if len(reds[0].strides) > 1:  # a same-shape output (Hardmax)
         dims["rout"] = [d.strides[1] for d in reds]
     first_sink = sink if split == 1 else "partials"
@@ -277,8 +275,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL,
                   radix=tuning.REDUCE_TREE_RADIX, tally=False)
     first = dict(common, multi_red=len(walked) > 1, red2=len(walked) == 2, walk="carry",
-                 min_fold=bool(op == "min" and dt.lanes_min
-                               and strategy in tuning.ARG_MIN_FOLD.get(dt.name, ())))
+                 min_fold=_min_fold(op, dt, strategy))
     if tilecol:
         first["run"] = wrun
     unroll = tuning.REDUCE_UNROLL
@@ -336,6 +333,18 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     return Plan(steps, partial_bytes, notes, tally_words * 4)
 
 
+def _dims(kept, reds) -> dict:
+    """The uniform's kept and reduced dims: sizes and (input, output) strides."""
+    return dict(ksize=[d.size for d in kept], kin=[d.strides[0] for d in kept],
+                kout=[d.strides[1] for d in kept], rsize=[d.size for d in reds],
+                rin=[d.strides[0] for d in reds], nk=len(kept), nr=len(reds))
+
+
+def _min_fold(op: str, dt, strategy: str) -> bool:
+    """Whether ArgMin's first pass of `strategy` folds its lanes by min (ARG_MIN_FOLD)."""
+    return bool(op == "min" and dt.lanes_min and strategy in tuning.ARG_MIN_FOLD.get(dt.name, ()))
+
+
 def _stage_row_words(red: Reduction, dt, sink: str) -> int:
     """Words a row where ArgMax/ArgMin stages rows through workgroup memory (0: not): rows
     back to back (one contiguous reduced dim, one kept dim of stride the row's length) of
@@ -363,20 +372,17 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
     wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_words)
     rows = wg * thread_words // slots  # a workgroup's
     groups = ceil_div(red.n_out, rows)
-    kept, reds = red.kept[0], red.red[0]
     variables = dict(dt=dt, op=op, descending=descending, strategy="stage", source="input",
                      sink="index", wg=wg, stage_words=thread_words, row_slots=slots,
                      unroll=words, idx_words=idx_words, joined=False, multi_red=False,
                      red2=False, smajor=False, tally=False, nan_by_tile=tuning.ROW_NAN_BY_TILE,
-                     min_fold=bool(op == "min" and dt.lanes_min
-                                   and "stage" in tuning.ARG_MIN_FOLD.get(dt.name, ())),
+                     min_fold=_min_fold(op, dt, "stage"),
                      **extra)
-    params = dict(ksize=[kept.size], kin=[kept.strides[0]], kout=[kept.strides[1]],
-                  rsize=[reds.size], rin=[1], nk=1, nr=1, n_out=red.n_out, n_red=reds.size,
-                  chunk=reds.size, n_split=1, n_groups=groups)
+    params = dict(_dims(red.kept, red.red), n_out=red.n_out, n_red=red.n_red,
+                  chunk=red.n_red, n_split=1, n_groups=groups)
     step = Step(template, variables, params, groups, "input", "output",
                 mid_word=dict(joined=True) if dt.per_word > 1 else None)
-    notes = dict(strategy="stage", split=1, chunk=reds.size, tally_merge=False,
+    notes = dict(strategy="stage", split=1, chunk=red.n_red, tally_merge=False,
                  threads_per_row=1, packed=dt.per_word > 1, row_groups=1,
                  outputs_per_thread=thread_words // slots, lanes_per_output=1)
     return Plan([step], 0, notes)
