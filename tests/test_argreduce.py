@@ -1290,6 +1290,15 @@ def test_row_loop_variants(tuned, dtype, tile_max, nan_by_tile):
         check(big[:, 1:], (1,), tensor=t, combos=ALL_COMBOS)
 
 
+def stage_layout(words: int) -> tuple[int, int, int, int]:
+    """A staged row of `words` words under the ARG_STAGE_* numbers: (its places, a power of
+    two; a thread's places; a workgroup's threads; a workgroup's rows)."""
+    slots = 1 << (words - 1).bit_length()
+    thread_slots = max(tuning.ARG_STAGE_THREAD_WORDS, slots)
+    wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_slots)
+    return slots, thread_slots, wg, wg * thread_slots // slots
+
+
 def op_wg(op) -> int:
     """Threads a workgroup of a compiled operator's first step."""
     return op.plan.steps[0].variables["wg"]
@@ -1331,9 +1340,7 @@ def test_staged_rows(tuned, dtype):
     lo, hi = tuning.ARG_STAGE_WORDS[bits]
     for words in (w for w in (2, 4, 8, 16, 32, 64) if lo <= w <= hi):
         n = words * 32 // bits
-        thread_words = max(tuning.ARG_STAGE_THREAD_WORDS, words)
-        wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_words)
-        per_group = wg * thread_words // words
+        _, thread_words, wg, per_group = stage_layout(words)
         assert op_wg(compile_arg(d, dtype, (3, n), (1,))) == wg
         op = compile_arg(d, dtype, (2 * per_group + 9, n), (1,))  # (the last group 9 rows)
         assert op.plan.notes["strategy"] == "stage", op.plan.notes
@@ -1387,10 +1394,7 @@ def test_staged_rows_any_words(tuned, dtype):
     rng = rng_for("staged any words", dtype)
     for words in (w for w in (5, 6, 12, 24) if lo <= w <= hi and w * 32 % bits == 0):
         n = words * 32 // bits
-        slots = 1 << (words - 1).bit_length()
-        thread_slots = max(tuning.ARG_STAGE_THREAD_WORDS, slots)
-        wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_slots)
-        per_group = wg * thread_slots // slots
+        slots, _, wg, per_group = stage_layout(words)
         op = compile_arg(d, dtype, (2 * per_group + 9, n), (1,))
         v = op.plan.steps[0].variables
         assert (op.plan.notes["strategy"], v["row_slots"], v["wg"], op.plan.steps[0].n_groups) \
