@@ -250,13 +250,6 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         split = max(1, min(ceil_div(target, threads), max_split, cap))
     chunk = ceil_div(n_walk, split)
     split = ceil_div(n_walk, chunk)
-    # ... their indices through workgroup memory, stored a word a thread side by side, where
-    # a workgroup's outputs are one run of the output (the kept dims contiguous there)
-    out_staged = (vout > 1 and split == 1 and sink == "index" and tuning.COL_STAGE_OUT
-                  and _contiguous(kept, 1))
-    if out_staged:
-        wg = max(tuning.COL_STAGE_OUT_MIN_WG,
-                 min(wg, pow2_floor(tuning.COL_STAGE_OUT_WORDS // vout)))
     if interleave:
         groups = n_out // inner * split
     elif strategy == "row":
@@ -313,8 +306,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                  interleave=interleave, wg=wg, tpr=tpr, vout=vout,
                                  idx_words=idx_words, unroll=unroll,
                                  **(dict(cols=inner) if strategy == "lanes" else {}),
-                                 **(dict(col_words=col_words, out_staged=out_staged)
-                                    if vout > 1 else {})),
+                                 **(dict(col_words=col_words) if vout > 1 else {})),
                   dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],
                        nr=len(walked), n_out=n_out, n_red=n_walk, chunk=chunk, n_split=split,
                        n_groups=groups, **(dict(aux0=block) if in_pass else {})),
@@ -337,20 +329,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                  tally_merge=in_pass,
                  threads_per_row=tpr if strategy in ("row", "lanes") else 0,
                  packed=packed or tilecol or strategy == "lanes" or col_words,
-                 row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun,
-                 outputs_staged=out_staged)
+                 row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun)
     return Plan(steps, partial_bytes, notes, tally_words * 4)
-
-
-def _contiguous(dims, side: int) -> bool:
-    """Whether `dims` (outer to inner) are contiguous on one side (0: input, 1: output):
-    element o of their odometer at offset o from the first."""
-    step = 1
-    for d in reversed(dims):
-        if d.size > 1 and d.strides[side] != step:
-            return False
-        step *= d.size
-    return True
 
 
 def _dims(kept, reds) -> dict:

@@ -288,14 +288,6 @@ MIN_COL_CHUNK = 64  # elements per thread
 # 64-bit keys take 2 (their worst point 95% against 84% at 4).
 COL_VOUT = {8: 4, 16: 4, 32: 4, 64: 2}
 COL_VOUT_MAX_RED = 64
-# ...their indices staged in workgroup memory and stored a word a thread side by side (a
-# thread's COL_VOUT outputs are neighbouring words: its stores, at a stride of COL_VOUT
-# words across a warp, each touch COL_VOUT times the sectors), where the output is
-# contiguous; at most COL_STAGE_OUT_WORDS outputs a workgroup (fewer threads where COL_VOUT
-# asks more: 8 KiB, half the workgroup memory every device has). Not yet measured.
-COL_STAGE_OUT = False
-COL_STAGE_OUT_WORDS = 2048
-COL_STAGE_OUT_MIN_WG = 32
 # 8/16-bit columns of COL_VOUT outputs (a multiple of a word's) read as words, the lanes'
 # keys at once. H200, wgpu-native, 2026-11-25, % of copy, element loads -> words, same run
 # (bench/results/argreduce-colwords/h200-wgpu-cols.json): two-element columns (2, 4096,

@@ -896,52 +896,6 @@ def test_column_outputs_per_thread(tuned, dtype, vout):
     check(x, 0, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
 
 
-@pytest.mark.parametrize("vout", [4, 16])
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_column_outputs_staged(tuned, dtype, vout):
-    """Column plans of COL_VOUT outputs a thread whose indices go through workgroup memory
-    and out a word a thread (COL_STAGE_OUT): several workgroups and a last one part full,
-    32/64-bit indices, rows of 2 and columns read as words or elements; an output that is
-    not one contiguous run (a strided `out=`, a reversed one) stores each thread's own,
-    exact either way; workgroups narrowed to COL_STAGE_OUT_WORDS outputs."""
-    every = dict.fromkeys((8, 16, 32, 64), vout)
-    d = tuned(COL_VOUT=every, TILECOL_MIN_RED=64, ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={},
-              COL_STAGE_OUT=True, COL_STAGE_OUT_WORDS=8 * vout, COL_STAGE_OUT_MIN_WG=8)
-    rng = rng_for("staged-out", dtype, vout)
-    # (shape, axes, the innermost kept dim after merging: staged where COL_VOUT divides it)
-    cases = [((2, 25, 16), (0,), 400), ((5, 3, 80), (1,), 80), ((100, 2), (1,), 100),
-             ((40, 3), (1,), 40), ((3, 8, 48), (0,), 384)]
-    part_full = 0
-    for shape, axes, inner in cases:
-        x = random_values(rng, shape, dtype)
-        t = dg.asarray(x, device=d)
-        op = compile_arg(d, dtype, shape, axes)
-        notes = op.plan.notes
-        assert notes["outputs_staged"] is (inner % vout == 0), (shape, notes)
-        if notes["outputs_staged"]:
-            (step,) = op.plan.steps
-            assert step.variables["wg"] == 8 and step.n_groups > 1, (shape, step.n_groups)
-            part_full += bool(step.params["n_out"] % (8 * vout))
-        check(x, axes, tensor=t, combos=combos_for(dtype))
-        check(x, axes, tensor=t, combos=HALF, index_dtype="int64")
-        check(x[::-1], axes, tensor=t[::-1], combos=HALF)
-    assert part_full >= 2
-    # an output that is not one run: each thread's stores (and a reversed view as `out=`)
-    x = random_values(rng, (2, 24, 16), dtype)
-    t = dg.asarray(x, device=d)
-    ref = np.argmax(x, axis=0, keepdims=True)
-    wide = dg.asarray(np.zeros((1, 24, 32), np.uint32), device=d)
-    got = dg.argmax(t, 0, out=wide[:, :, ::2])
-    assert d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, x.shape),
-                                   dg.TensorDesc("uint32", got.shape, got.strides),
-                                   (0,))).plan.notes["outputs_staged"] is False
-    np.testing.assert_array_equal(wide.numpy()[:, :, ::2], ref)
-    np.testing.assert_array_equal(wide.numpy()[:, :, 1::2], 0)  # the gaps untouched
-    back = dg.asarray(np.zeros((1, 24, 16), np.int64), device=d)
-    dg.argmax(t, 0, index_dtype="int64", out=back[:, ::-1])
-    np.testing.assert_array_equal(back.numpy()[:, ::-1], ref)
-
-
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_split_reductions(dev, dtype):
     """Long rows with few outputs: several workgroups per output, then a merge pass."""
