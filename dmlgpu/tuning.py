@@ -274,8 +274,13 @@ ARG_STAGE_BLOCK_WORDS = 1024
 ARG_STAGE_THREAD_WORDS = 8
 ARG_STAGE_MIN_WG = 32
 # ... and rows of any number of words in the range, a row in the power of two of places at
-# or above it (rows of 10 float32 in 16): off until measured (correct either way: tests).
-ARG_STAGE_ANY_WORDS = False
+# or above it (rows of 10 float32 in 16). H100, 2026-11-26, ArgMax over 2^22 rows, GPU us,
+# the plans before -> staged, wgpu-native / Dawn (bench/results/argreduce-stage-any/, same
+# runs): float32 rows of 10 237 -> 77 / 238 -> 81, of 20 1795 -> 150 / 1789 -> 158; float16
+# rows of 10 65 -> 44 / 69 -> 47, of 24 704 -> 89 / 855 -> 93; uint8 rows of 20 73 -> 43 /
+# 78 -> 45; int64 rows of 12 716 -> 157 / 723 -> 162; the one not faster int64 rows of 5
+# (10 words in 16 places: 70.8 -> 72.2 / 75.3 -> 75.5).
+ARG_STAGE_ANY_WORDS = True
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
 # neighbouring outputs a thread (where the innermost kept dim is a multiple of it). Rows of

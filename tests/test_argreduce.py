@@ -464,7 +464,8 @@ def test_segmented_rows(tuned, dtype):
     """Contiguous rows shorter than a workgroup's share: TPR threads per row, several rows
     per workgroup (the last one partly idle): planted extremes, a tie-heavy row, a row of
     one value, packed 8/16-bit rows starting mid-word, negative strides."""
-    d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)  # (else few rows take a workgroup each)
+    # (else few rows take a workgroup each; whole-word rows up to 32 words are staged)
+    d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={})
     rng = rng_for("segmented", dtype)
     dt = np.dtype(dtype)
     short_tiles, raised = set(), set()
@@ -1386,7 +1387,7 @@ def test_staged_rows_any_words(tuned, dtype):
     """ARG_STAGE_ANY_WORDS: rows of words that are no power of two, each in the power of
     two of places above it (its last places unused), staged like the others: whole
     workgroups and a last one of a few rows, ties, NaN, extremes, both ops and directions,
-    views starting mid-word; off (the default), they take the other plans."""
+    views starting mid-word; off, they take the other plans."""
     bits = np.dtype(dtype).itemsize * 8
     pw = max(1, 32 // bits)
     lo, hi = tuning.ARG_STAGE_WORDS[bits]

@@ -187,6 +187,8 @@ def test_sizes_are_not_template_variables(fresh, monkeypatch):
     monkeypatch.setattr(tuning, "TARGET_THREADS", 1)  # (rows share workgroups however few)
     # (a plan kind of its own where the kept dim is a multiple of the outputs a thread)
     monkeypatch.setattr(tuning, "COL_VOUT", {})
+    # (staged rows key their pipeline on the row's words: rows of 5 to 32 words)
+    monkeypatch.setattr(tuning, "ARG_STAGE_WORDS", {})
     # float32 rows of this many elements or more take a workgroup per output (the second
     # group); the third: 8 threads per row (rows of 8 to 16 times a thread's elements)
     per = max(tuning.REDUCE_UNROLL, plan.rows_bytes(dtypes.lookup("float32")) // 4)
