@@ -144,6 +144,10 @@ ROW_WALK = True
 # of the tile's lanes lost there (h200-wgpu-tm-packed.json: uint8 9-20% slower, float16
 # up to 14%, int16 even; the patch beside it).
 ROW_TILE_MAX = True
+# Row plans of element loads over one reduced dim take the last, partial tile as a whole
+# one, its indices past the end clamped to the last element (a duplicate changes no
+# result), instead of an element at a time. Not yet measured.
+ROW_MASKED_TAIL = False
 # (The tree over a row's threads stays in workgroup memory. By subgroup reductions, two
 # barriers instead of one a halving, rows of a workgroup each: H200, wgpu-native,
 # 2026-11-25, 32 row points of float32 / float16 / uint8 / int64 within -2.3% to +4.0%,

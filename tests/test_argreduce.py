@@ -459,6 +459,50 @@ def test_more_workgroups_than_dispatch_limit(tuned, strategy):
         np.testing.assert_array_equal(got, ref(x, axis=1, keepdims=True).astype(np.uint32))
 
 
+@pytest.mark.parametrize("masked", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float16", "int8"])
+def test_row_tails(tuned, dtype, masked):
+    """Row plans' last, partial tile: taken whole with its indices clamped to the last
+    element (ROW_MASKED_TAIL) or an element at a time; element loads (32/64-bit rows, 8/16-bit
+    rows that are not whole words, strided rows), rows that share a workgroup and long rows
+    split over several (the tail in one of them); the winner in the tail alone, at the last
+    element, tied between the tail and the tiles and inside the tail, NaN in the tail."""
+    d = tuned(ROW_MASKED_TAIL=masked, TARGET_THREADS=1, ROWS_TARGET_THREADS=1,
+              ARG_STAGE_WORDS={})
+    rng = rng_for("row tails", dtype)
+    info = np.finfo(dtype) if dtype in FLOATS else np.iinfo(dtype)
+    odd = 1 if np.dtype(dtype).itemsize < 4 else 0  # (8/16-bit rows not whole words)
+    for rows, n in ((37, 2101 + odd * 2), (5, 3333), (9, 5000 + odd), (5, 20001)):
+        x = random_values(rng, (rows, n), dtype, ties=False, specials=False)
+        x[0, -1] = info.max  # at the last element
+        x[1, -3] = info.max  # in the tail alone
+        x[2, [0, -2]] = info.max  # tied: a tile's and the tail's
+        x[3, [-5, -4]] = info.min  # tied inside the tail (ArgMin)
+        if dtype in FLOATS:
+            x[4, -2] = np.nan
+        t = dg.asarray(x, device=d)
+        for view in (t, t[:, ::2]):  # (8/16-bit contiguous rows are packed: no masked tail)
+            op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, view.shape, view.strides),
+                                         dg.TensorDesc("uint32", (rows, 1)), (1,)))
+            notes, var = op.plan.notes, op.plan.steps[0].variables
+            assert notes["strategy"] == "row", (n, notes)
+            assert var["masked_tail"] is (masked and not notes["packed"]), (n, notes)
+            assert notes["packed"] is (view is t and odd == 1), (n, notes)
+        check(x, 1, tensor=t, combos=combos_for(dtype))
+        check(x[:, ::2], 1, tensor=t[:, ::2], combos=HALF)  # strided rows
+        check(x[:, 1:], 1, tensor=t[:, 1:], combos=HALF, index_dtype="int64")
+    # a long row split over several workgroups: the tail in one of them
+    d = tuned(ROW_MASKED_TAIL=masked, TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024)
+    x = random_values(rng, (2, 30007 + odd), dtype, ties=False, specials=False)
+    x[0, -7] = info.max
+    x[1, [5, -1]] = info.min
+    t = dg.asarray(x, device=d)[:, ::2]  # (strided: element loads for every dtype)
+    op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, t.shape, t.strides),
+                                 dg.TensorDesc("uint32", (2, 1)), (1,)))
+    assert op.plan.notes["split"] > 1 and op.plan.steps[0].variables["masked_tail"] is masked
+    check(x[:, ::2], 1, tensor=t, combos=HALF)
+
+
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_segmented_rows(tuned, dtype):
     """Contiguous rows shorter than a workgroup's share: TPR threads per row, several rows

@@ -36,7 +36,9 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
             hot_words=dt.per_word > 1 and len(reds) == 1 and reds[0].strides == (1, 1),
             # (a workgroup per subset keeps its own write loop: measured at full speed on
             # the benchmark's 1 GiB float16 case before this path existed)
-            block_out=block_out and not stream, stream_hot=stream)
+            block_out=block_out and not stream, stream_hot=stream,
+            # (zeros stored as read: a tail's clamped duplicates would store one twice)
+            masked_tail=var["masked_tail"] and stream != "loop")
         if stream == "loop":
             # an input and output at different places in their words: the block's zeros first,
             # or the writes after the tree
