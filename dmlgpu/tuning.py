@@ -145,9 +145,16 @@ ROW_WALK = True
 # up to 14%, int16 even; the patch beside it).
 ROW_TILE_MAX = True
 # Row plans of element loads over one reduced dim take the last, partial tile as a whole
-# one, its indices past the end clamped to the last element (a duplicate changes no
-# result), instead of an element at a time. Not yet measured.
-ROW_MASKED_TAIL = False
+# one where it holds at least 1/ROW_MASKED_TAIL of a tile, its indices past the end clamped
+# to the last element (a duplicate changes no result), instead of an element at a time
+# (0: always the loop). H100, 2026-11-26, ArgMax GPU us, loop -> whole tile, wgpu-native /
+# Dawn, same runs (bench/results/argreduce-row-tails/): int64 rows of 1000 over 2^27
+# elements 474 -> 353 / 474 -> 355 (75 -> 101% of a copy), float32 214 -> 204; over 2^25
+# float32 rows of 100 / 1000 / 5000 75 -> 60 / 69 -> 60 / 70 -> 62 (Dawn 80 -> 64 / 73 ->
+# 63 / 71 -> 59), rows of 50 (a tail of 18 / 32 of a tile) 68 -> 62; but where the tail is
+# 1 / 32 or 1 / 64 of a tile, slower: rows of 33 59 -> 70, of 257 61 -> 63 (those take the
+# loop at 4; tails between 1/32 and 9/16 of a tile not measured).
+ROW_MASKED_TAIL = 4
 # (The tree over a row's threads stays in workgroup memory. By subgroup reductions, two
 # barriers instead of one a halving, rows of a workgroup each: H200, wgpu-native,
 # 2026-11-25, 32 row points of float32 / float16 / uint8 / int64 within -2.3% to +4.0%,

@@ -38,7 +38,7 @@ def plan_hardmax(red: canon.Reduction, out_dims: tuple, dt) -> plan.Plan:
             # the benchmark's 1 GiB float16 case before this path existed)
             block_out=block_out and not stream, stream_hot=stream,
             # (zeros stored as read: a tail's clamped duplicates would store one twice)
-            masked_tail=var["masked_tail"] and stream != "loop")
+            masked_tail=0 if stream == "loop" else var["masked_tail"])
         if stream == "loop":
             # an input and output at different places in their words: the block's zeros first,
             # or the writes after the tree
