@@ -153,7 +153,8 @@ ROW_TILE_MAX = True
 # float32 rows of 100 / 1000 / 5000 75 -> 60 / 69 -> 60 / 70 -> 62 (Dawn 80 -> 64 / 73 ->
 # 63 / 71 -> 59), rows of 50 (a tail of 18 / 32 of a tile) 68 -> 62; but where the tail is
 # 1 / 32 or 1 / 64 of a tile, slower: rows of 33 59 -> 70, of 257 61 -> 63 (those take the
-# loop at 4; tails between 1/32 and 9/16 of a tile not measured).
+# loop at 4: even with the loop, h100-wgpu-mt2.json; tails between 1/32 and 9/16 of a
+# tile not measured).
 ROW_MASKED_TAIL = 4
 # (The tree over a row's threads stays in workgroup memory. By subgroup reductions, two
 # barriers instead of one a halving, rows of a workgroup each: H200, wgpu-native,
