@@ -288,7 +288,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if strategy == "row":
         first.update(tile_max=tuning.ROW_TILE_MAX, nan_by_tile=tuning.ROW_NAN_BY_TILE,
                      masked_tail=(tuning.ROW_MASKED_TAIL
-                                  if not packed and len(walked) == 1 else 0))
+                                  if not packed or tuning.ROW_MASKED_TAIL_PACKED else 0)
+                     if len(walked) == 1 else 0)
     walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)
     if strategy == "row" and not interleave and len(walked) > 1 and tuning.ROW_WALK:
         first.update(_walk(reds[-1].size // (pw if packed else 1), tpr, unroll,

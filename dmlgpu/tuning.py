@@ -156,6 +156,11 @@ ROW_TILE_MAX = True
 # loop at 4: even with the loop, h100-wgpu-mt2.json; tails between 1/32 and 9/16 of a
 # tile not measured).
 ROW_MASKED_TAIL = 4
+# ... and packed 8/16-bit rows alike (their words past the end clamped to the last one, the
+# index rebuilt from a tile's best clamped alike): built and tested, off until measured
+# (uint8 rows of 1000 over 2^27 elements, 250 words at 4 threads a row: 3 tiles of 64
+# words and a tail of 58; 64% of a copy, h100-wgpu-rt.json).
+ROW_MASKED_TAIL_PACKED = False
 # (The tree over a row's threads stays in workgroup memory. By subgroup reductions, two
 # barriers instead of one a halving, rows of a workgroup each: H200, wgpu-native,
 # 2026-11-25, 32 row points of float32 / float16 / uint8 / int64 within -2.3% to +4.0%,

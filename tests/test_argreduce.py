@@ -462,46 +462,57 @@ def test_more_workgroups_than_dispatch_limit(tuned, strategy):
 @pytest.mark.parametrize("masked", [1 << 16, 4, 0], ids=["whole", "by-size", "loop"])
 @pytest.mark.parametrize("dtype", ["float32", "int64", "float16", "int8"])
 def test_row_tails(tuned, dtype, masked):
-    """Row plans' last, partial tile: taken whole with its indices clamped to the last
-    element (ROW_MASKED_TAIL: any tail, or one of a quarter of a tile or more) or an element
-    at a time; element loads (32/64-bit rows, 8/16-bit
-    rows that are not whole words, strided rows), rows that share a workgroup and long rows
-    split over several (the tail in one of them); the winner in the tail alone, at the last
-    element, tied between the tail and the tiles and inside the tail, NaN in the tail."""
-    d = tuned(ROW_MASKED_TAIL=masked, TARGET_THREADS=1, ROWS_TARGET_THREADS=1,
-              ARG_STAGE_WORDS={})
+    """Row plans' last, partial tile: taken whole, its indices (packed rows: words) clamped
+    to the last one (ROW_MASKED_TAIL: any tail, or one of a quarter of a tile or more; packed
+    rows where ROW_MASKED_TAIL_PACKED) or an element at a time; element loads (32/64-bit
+    rows, strided rows), packed 8/16-bit rows with partial words at both ends and starting
+    mid-word, rows that share a workgroup and long rows split over several (the tail in one
+    of them); the winner at each of the last 8 elements (in the last whole word, the
+    partial one after it, a clamped duplicate's place), tied between the tail and the tiles
+    and inside the tail, NaN in the tail."""
+    d = tuned(ROW_MASKED_TAIL=masked, ROW_MASKED_TAIL_PACKED=True, TARGET_THREADS=1,
+              ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={})
     rng = rng_for("row tails", dtype)
     info = np.finfo(dtype) if dtype in FLOATS else np.iinfo(dtype)
-    odd = 1 if np.dtype(dtype).itemsize < 4 else 0  # (8/16-bit rows not whole words)
-    for rows, n in ((37, 2101 + odd * 2), (5, 3333), (9, 5000 + odd), (5, 20001)):
+    odd = 1 if np.dtype(dtype).itemsize < 4 else 0  # (8/16-bit rows: a partial last word)
+    for rows, n in ((37, 2101 + odd * 2), (13, 3333), (13, 5000 + odd), (13, 20001)):
         x = random_values(rng, (rows, n), dtype, ties=False, specials=False)
-        x[0, -1] = info.max  # at the last element
-        x[1, -3] = info.max  # in the tail alone
-        x[2, [0, -2]] = info.max  # tied: a tile's and the tail's
-        x[3, [-5, -4]] = info.min  # tied inside the tail (ArgMin)
+        for r in range(8):
+            x[r, -1 - r] = info.max  # the winner at each of the last 8 places
+        x[8, [0, -2]] = info.max  # tied: a tile's and the tail's
+        x[9, [-9, -6]] = info.max  # tied inside the tail
+        x[10, [-5, -4]] = info.min  # (ArgMin)
         if dtype in FLOATS:
-            x[4, -2] = np.nan
+            x[11, -2] = np.nan
         t = dg.asarray(x, device=d)
-        for view in (t, t[:, ::2]):  # (8/16-bit contiguous rows are packed: no masked tail)
+        for view, contiguous in ((t, True), (t[:, ::2], False), (t[:, 1:], True)):
             op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, view.shape, view.strides),
                                          dg.TensorDesc("uint32", (rows, 1)), (1,)))
             notes, var = op.plan.notes, op.plan.steps[0].variables
-            assert notes["strategy"] == "row", (n, notes)
-            assert var["masked_tail"] == (0 if notes["packed"] else masked), (n, notes)
-            assert notes["packed"] is (view is t and odd == 1), (n, notes)
+            assert notes["strategy"] == "row" and var["masked_tail"] == masked, (n, notes)
+            assert notes["packed"] is (contiguous and odd == 1), (n, notes)
         check(x, 1, tensor=t, combos=combos_for(dtype))
         check(x[:, ::2], 1, tensor=t[:, ::2], combos=HALF)  # strided rows
         check(x[:, 1:], 1, tensor=t[:, 1:], combos=HALF, index_dtype="int64")
+        if odd:  # packed rows keep the loop unless ROW_MASKED_TAIL_PACKED
+            assert arg_notes(tuned(ROW_MASKED_TAIL_PACKED=False), dtype, x.shape, (1,)) \
+                ["packed"] is True
+            op = compile_arg(tuned(ROW_MASKED_TAIL_PACKED=False), dtype, x.shape, (1,))
+            assert op.plan.steps[0].variables["masked_tail"] == 0
+            d = tuned(ROW_MASKED_TAIL=masked, ROW_MASKED_TAIL_PACKED=True, TARGET_THREADS=1,
+                      ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={})
     # a long row split over several workgroups: the tail in one of them
-    d = tuned(ROW_MASKED_TAIL=masked, TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024)
+    d = tuned(ROW_MASKED_TAIL=masked, ROW_MASKED_TAIL_PACKED=True, TARGET_THREADS=1 << 16,
+              ROWS_TARGET_THREADS=1 << 19, MIN_ROW_CHUNK=1024, PACKED_ROW_CHUNK_WORDS=512)
     x = random_values(rng, (2, 30007 + odd), dtype, ties=False, specials=False)
     x[0, -7] = info.max
     x[1, [5, -1]] = info.min
-    t = dg.asarray(x, device=d)[:, ::2]  # (strided: element loads for every dtype)
-    op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, t.shape, t.strides),
-                                 dg.TensorDesc("uint32", (2, 1)), (1,)))
-    assert op.plan.notes["split"] > 1 and op.plan.steps[0].variables["masked_tail"] == masked
-    check(x[:, ::2], 1, tensor=t, combos=HALF)
+    t = dg.asarray(x, device=d)
+    for view, ref in ((t, x), (t[:, ::2], x[:, ::2])):  # (strided: element loads)
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, view.shape, view.strides),
+                                     dg.TensorDesc("uint32", (2, 1)), (1,)))
+        assert op.plan.notes["split"] > 1 and op.plan.steps[0].variables["masked_tail"] == masked
+        check(ref, 1, tensor=view, combos=HALF)
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)

@@ -258,14 +258,15 @@ def test_views_strategy_matches_numpy(dev, dtype):
 # output, several neighbouring outputs (COL_VOUT) or a word of outputs with row groups
 # ("tilecol"), packed rows, short rows staged through workgroup memory (blocks of 64 words,
 # rows of any number of words), splits merged by a workgroup or a thread per output (each
-# the plan a large tensor of that layout gets). The drawn views favour whole-word last
-# dims, which the word plans need.
+# the plan a large tensor of that layout gets), rows' partial last tiles taken whole
+# (packed rows too). The drawn views favour whole-word last dims, which the word plans need.
 SMALL = dict(ROW_MIN_RED=64, HARDMAX_ROW_MIN_RED=16, MIN_ROW_CHUNK=64, MIN_COL_CHUNK=4,
              TILECOL_MIN_ROWS=4, ARG_TILECOL_MIN_ROWS=4, ARG_TILECOL_RUN_MIN_ROWS={},
              TARGET_THREADS=1 << 12, COL_TARGET_THREADS=1 << 12, ROWS_TARGET_THREADS=1 << 12,
              MERGE_COL_MIN_OUT=16, PACKED_ROW_CHUNK_WORDS=16, PACKED_ROW_GROUPS=8, ROWS_BYTES=16,
              ARG_ROWS_BYTES={}, TILECOL_MIN_INNER_BITS=32, INTERLEAVE_BELOW_BITS=256,
              ARG_STAGE_BLOCK_WORDS=64, ARG_STAGE_MIN_WG=2, ARG_STAGE_ANY_WORDS=True,
+             ROW_MASKED_TAIL=1 << 16, ROW_MASKED_TAIL_PACKED=True,
              ARG_MIN_FOLD=dict.fromkeys(("uint8", "int8", "uint16", "int16"),
                                         ("row", "lanes", "tilecol", "stage")))
 PLAN_DTYPES = ["uint8", "int8", "float16", "int16", "uint16", "float32", "int32", "int64"]
