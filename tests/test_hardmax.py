@@ -5,6 +5,7 @@ import pytest
 from reference import assert_same, hardmax_reference, random_values
 
 import dmlgpu as dg
+from dmlgpu import tuning
 
 X = np.array([[[12, 0], [-101, 11]], [[3, 234], [0, -101]]], np.float32)
 
@@ -158,6 +159,10 @@ def test_streamed_rows(tuned, dtype, monkeypatch):
         block = var["tpr"] < var["wg"]  # (the output is contiguous)
         mode = "loop" if loop and var["tpr"] >= 8 else "block" if block else ""
         assert op.plan.notes["fused"] and op.plan.notes["streamed"] == mode, op.plan.notes
+        # a row's partial last tile taken whole (ROW_MASKED_TAIL) but where zeros are stored
+        # as read (a clamped duplicate would store one twice) and in packed rows (by default)
+        whole = mode != "loop" and (not var["packed_rows"] or tuning.ROW_MASKED_TAIL_PACKED)
+        assert var["masked_tail"] == (tuning.ROW_MASKED_TAIL if whole else 0), (mode, var)
         if mode == "loop" and skewed:
             mode = "block" if block else ""
         seen.clear()
