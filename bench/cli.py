@@ -13,7 +13,7 @@ import numpy as np
 
 import dmlgpu as dg
 
-from . import report
+from . import report, surface
 from .cases import CASES, Case
 from .peers import NumpyPeer, OnnxFrontPeer, OrtPeer, TorchPeer
 from .runner import HOST_GOAL_FACTOR, Runner, data_key
@@ -69,9 +69,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--surface", action="store_true",
                    help="sweep the shape grids of every operator instead of the cases "
                         "(bench/surface.py); --plot F.png writes F-<op>-<dtype>.png heatmaps")
-    p.add_argument("--grids", default="topk,argreduce,hardmax,nonzero", metavar="LIST",
+    p.add_argument("--grids", default=",".join(surface.GRIDS), metavar="LIST",
                    help="with --surface: the grids to sweep (default: all of "
-                        "topk,argreduce,hardmax,nonzero)")
+                        f"{','.join(surface.GRIDS)}; rows: ArgMax over rows of lengths that are "
+                        "no power of two, reported without a goal)")
     p.add_argument("--dtypes", default="", metavar="LIST",
                    help="with --surface: only these dtypes of each grid (default: all), "
                         "e.g. to split a run across time limits")
@@ -217,8 +218,6 @@ def main(argv=None) -> int:
 
 
 def _surface(args, dev, runner, progress, peers, quick, reason, timer_note) -> int:
-    from . import surface
-
     torch_peer = next((p for p in peers if p.name == "torch" and p.torch is not None), None)
     # hundreds of points: a lighter policy than the cases' (the median of 5 after 2)
     runner.policy = Policy(2, 5, 0.05, 0.0)

@@ -47,7 +47,13 @@ NONZERO_ELEMENTS = {"full": 1 << 24, "quick": 1 << 10}
 NONZERO_DENSITIES = (0.0, 0.001, 0.1, 0.5, 1.0)
 NONZERO_DTYPES = ("float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32",
                   "uint16", "uint8")
-GRIDS = ("topk", "argreduce", "hardmax", "nonzero")
+# Rows (ArgMax, reported beside the goals, none of its own): rows of lengths the ArgMax grid
+# does not sample (it reduces powers of two), along the last axis and the first, this many
+# elements a point: 10 classes, 1000 classes, odd lengths of 8/16-bit rows.
+ROWS_ELEMENTS = {"full": 1 << 25, "quick": 1 << 12}
+ROWS_LENGTHS = {"full": (3, 5, 7, 10, 12, 20, 33, 50, 100, 257, 1000, 1500, 5000),
+                "quick": (3, 10, 33, 257, 1000)}
+GRIDS = ("topk", "argreduce", "hardmax", "nonzero", "rows")
 # Full-size points check this many rows (or columns) against numpy; quick ones all of it.
 CHECK_ROWS = 4
 # Full-size ArgMax/ArgMin points are checked one in this many (a numpy reduction of 2^27
@@ -191,22 +197,39 @@ class Surface:
             x = dg.asarray(host, device=self.dev)
             th = self._cuda(host)
             for i, (axes, op) in enumerate(itertools.product(subsets, ops)):
-                checked = self.quick or i % check_every == 0
-                red = int(np.prod([shape[a] for a in axes]))
-                labels = {"shape": list(shape), "axes": list(axes), "reduced": red, "op": op}
-                tfn = None
-                if th is not None and (len(axes) == 1 or len(axes) == len(shape)):
-                    fn = getattr(self.torch, op)
-
-                    def tfn(fn=fn, th=th, axes=axes):
-                        if len(axes) == 1:
-                            return fn(th, dim=axes[0], keepdim=True)
-                        return fn(th)
-                self.point(op, dtype, labels, lambda x=x, axes=axes, op=op:
-                           getattr(dg, op)(x, axes),
-                           _arg_checker(host, axes, op) if checked else (lambda y: None),
-                           tfn, host.nbytes, checked)
+                self._arg_point(op, dtype, host, x, th, axes, op,
+                                self.quick or i % check_every == 0)
             del x, th
+
+    def rows(self, dtypes=ARG_DTYPES, lengths=None, ops=("argmax",)):
+        """ArgMax over rows of ROWS_LENGTHS, along the last axis ((m, n) over 1) and the
+        first ((n, m) over 0), every point checked."""
+        for n, dtype, axis in itertools.product(lengths or ROWS_LENGTHS[self.size], dtypes,
+                                                (1, 0)):
+            m = max(1, ROWS_ELEMENTS[self.size] // n)
+            shape = (m, n) if axis == 1 else (n, m)
+            host = _random(self.rng, m * n, dtype).reshape(shape)
+            x = dg.asarray(host, device=self.dev)
+            th = self._cuda(host)
+            for op in ops:
+                self._arg_point("rows", dtype, host, x, th, (axis,), op, True)
+            del x, th
+
+    def _arg_point(self, grid, dtype, host, x, th, axes, op, checked):
+        shape = host.shape
+        red = int(np.prod([shape[a] for a in axes]))
+        labels = {"shape": list(shape), "axes": list(axes), "reduced": red, "op": op}
+        tfn = None
+        if th is not None and (len(axes) == 1 or len(axes) == len(shape)):
+            fn = getattr(self.torch, op)
+
+            def tfn(fn=fn, th=th, axes=axes):
+                if len(axes) == 1:
+                    return fn(th, dim=axes[0], keepdim=True)
+                return fn(th)
+        self.point(grid, dtype, labels, lambda: getattr(dg, op)(x, axes),
+                   _arg_checker(host, axes, op) if checked else (lambda y: None),
+                   tfn, host.nbytes, checked)
 
     def hardmax(self, shapes=None, dtypes=HARDMAX_DTYPES, axes_sets=None):
         """The Hardmax grid (bench.tuning_sweep: other shapes, or some axes sets)."""
@@ -265,7 +288,7 @@ class Surface:
 
 
 GRID_DTYPES = {"topk": TOPK_DTYPES, "argreduce": ARG_DTYPES, "hardmax": HARDMAX_DTYPES,
-               "nonzero": NONZERO_DTYPES}
+               "nonzero": NONZERO_DTYPES, "rows": ARG_DTYPES}
 
 
 # -- checks (exact, against numpy; full-size points check a few rows) ------------------------
