@@ -349,16 +349,21 @@ def _min_fold(op: str, dt, strategy: str) -> bool:
 
 
 def _stage_row_words(red: Reduction, dt, sink: str) -> int:
-    """Words a row where ArgMax/ArgMin stages rows through workgroup memory (0: not): rows
+    """Words a unit where ArgMax/ArgMin stages rows through workgroup memory (0: not): rows
     back to back (one contiguous reduced dim, one kept dim of stride the row's length) of
     whole words in tuning.ARG_STAGE_WORDS's range for the element bits, a power of two
-    unless ARG_STAGE_ANY_WORDS."""
-    lo, hi = tuning.ARG_STAGE_WORDS.get(dt.bits, (0, 0))
+    unless ARG_STAGE_ANY_WORDS, a row a unit; or, where tuning.ARG_STAGE_ODD, 8/16-bit rows
+    that are not whole words, a unit of as many rows as a word has elements (n words for
+    rows of n elements) in ARG_STAGE_ODD_WORDS's range."""
     if sink != "index" or len(red.red) != 1 or len(red.kept) != 1:
         return 0
     n = red.red[0].size
-    if red.red[0].strides[0] != 1 or red.kept[0].strides[0] != n or n * dt.bits % 32:
+    if red.red[0].strides[0] != 1 or red.kept[0].strides[0] != n:
         return 0
+    if n * dt.bits % 32:
+        lo, hi = tuning.ARG_STAGE_ODD_WORDS.get(dt.bits, (0, 0))
+        return n if tuning.ARG_STAGE_ODD and lo <= n <= hi else 0
+    lo, hi = tuning.ARG_STAGE_WORDS.get(dt.bits, (0, 0))
     words = n * dt.bits // 32
     pow2 = words & (words - 1) == 0
     return words if lo <= words <= hi and (pow2 or tuning.ARG_STAGE_ANY_WORDS) else 0
@@ -366,18 +371,22 @@ def _stage_row_words(red: Reduction, dt, sink: str) -> int:
 
 def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, words: int,
                 template: str, extra: dict) -> Plan:
-    """The plan of `_stage_row_words` rows: one pass, a workgroup stages
-    ARG_STAGE_BLOCK_WORDS places of whole rows (at least ARG_STAGE_MIN_WG threads' worth;
-    a row takes the power of two of places at or above its words), each thread reduces the
-    rows of its max(ARG_STAGE_THREAD_WORDS, row places) places from there."""
+    """The plan of `_stage_row_words` units (a row, or a word's worth of rows not whole
+    words): one pass, a workgroup stages ARG_STAGE_BLOCK_WORDS places of whole units (at
+    least ARG_STAGE_MIN_WG threads' worth; a unit takes the power of two of places at or
+    above its words), each thread reduces the rows of its max(ARG_STAGE_THREAD_WORDS, unit
+    places) places from there."""
     slots = pow2_ceil(words)
     thread_words = max(tuning.ARG_STAGE_THREAD_WORDS, slots)
     wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_words)
-    rows = wg * thread_words // slots  # a workgroup's
-    groups = ceil_div(red.n_out, rows)
+    odd = red.n_red * dt.bits % 32 != 0
+    per_unit = dt.per_word if odd else 1  # rows
+    units = wg * thread_words // slots  # a workgroup's
+    groups = ceil_div(ceil_div(red.n_out, per_unit), units)
     variables = dict(dt=dt, op=op, descending=descending, strategy="stage", source="input",
                      sink="index", wg=wg, stage_words=thread_words, row_slots=slots,
-                     unroll=words, idx_words=idx_words, joined=False, multi_red=False,
+                     unroll=words, odd_rows=odd, idx_words=idx_words, joined=False,
+                     multi_red=False,
                      red2=False, smajor=False, tally=False, nan_by_tile=tuning.ROW_NAN_BY_TILE,
                      min_fold=_min_fold(op, dt, "stage"),
                      **extra)
@@ -387,7 +396,7 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
                 mid_word=dict(joined=True) if dt.per_word > 1 else None)
     notes = dict(strategy="stage", split=1, chunk=red.n_red, tally_merge=False,
                  threads_per_row=1, packed=dt.per_word > 1, row_groups=1,
-                 outputs_per_thread=thread_words // slots, lanes_per_output=1)
+                 outputs_per_thread=thread_words // slots * per_unit, lanes_per_output=1)
     return Plan([step], 0, notes)
 
 

@@ -298,6 +298,13 @@ ARG_STAGE_MIN_WG = 32
 # 78 -> 45; int64 rows of 12 716 -> 157 / 723 -> 162; the one not faster int64 rows of 5
 # (10 words in 16 places: 70.8 -> 72.2 / 75.3 -> 75.5).
 ARG_STAGE_ANY_WORDS = True
+# ... and 8/16-bit rows that are not whole words (uint8 rows of 10, float16 rows of 7), a
+# word's worth of rows at a time (4 / 2 rows of n elements: n words, each row's elements at
+# places known to the kernel), n words in this range: built and tested, off until measured
+# (such rows take column plans: uint8 / float16 rows of 7 over 2^25 elements at 42 / 47% of
+# a copy, H100, bench/results/argreduce-rowlen/h100-wgpu-rowlen.json).
+ARG_STAGE_ODD = False
+ARG_STAGE_ODD_WORDS = {8: (3, 32), 16: (3, 32)}
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
 # neighbouring outputs a thread (where the innermost kept dim is a multiple of it). Rows of

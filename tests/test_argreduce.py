@@ -1375,7 +1375,7 @@ def stage_rows_input(rng, rows: int, n: int, dtype: str) -> np.ndarray:
     x[4, [0, n - 1]] = [top, low]
     if dtype.startswith("float"):
         x[5, 0] = x[6, n - 1] = np.nan
-        x[7, [2, 3]] = [top, np.nan]
+        x[7, [min(2, n - 2), min(3, n - 1)]] = [top, np.nan]
     x[-1, [n // 2, n - 1]] = top  # the last block's last row
     return x
 
@@ -1436,6 +1436,51 @@ def test_staged_rows(tuned, dtype):
     check(x[:, :n], 1, tensor=t[:, :n], combos=combos[:2])  # rows of n, stride 2n
     off = tuned(ARG_STAGE_WORDS={})
     assert arg_notes(off, dtype, (300, n), (1,))["strategy"] != "stage"
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "int16", "uint16"])
+def test_staged_odd_rows(tuned, dtype):
+    """ARG_STAGE_ODD: 8/16-bit rows that are not whole words staged a word's worth of rows
+    (a unit: 4 / 2 rows, n words for rows of n elements) at a time: whole workgroups and a
+    last one whose last unit is part full, ties, NaN, extremes, both ops and directions,
+    64-bit indices, views starting at each element of a word (two words joined a load: the
+    plan's variant asserted); off (the default), they take the other plans."""
+    bits = np.dtype(dtype).itemsize * 8
+    pw = 32 // bits
+    d = tuned(ARG_STAGE_ODD=True)
+    rng = rng_for("staged odd rows", dtype)
+    lo, hi = tuning.ARG_STAGE_ODD_WORDS[bits]
+    lengths = (3, 5, 6, 7, 10, 13, 31) if pw == 4 else (3, 5, 7, 9, 15, 31)
+    for n in (n for n in lengths if lo <= n <= hi):
+        slots, _, wg, units = stage_layout(n)
+        rows = 2 * units * pw + pw + 1  # (the last workgroup: a full unit and one row)
+        op = compile_arg(d, dtype, (rows, n), (1,))
+        v = op.plan.steps[0].variables
+        assert (op.plan.notes["strategy"], v["odd_rows"], v["row_slots"], v["wg"],
+                op.plan.steps[0].n_groups) == ("stage", True, slots, wg, 3), (n, op.plan.notes)
+        x = stage_rows_input(rng, rows, n, dtype)
+        t = dg.asarray(x, device=d)
+        check(x, 1, tensor=t, combos=combos_for(dtype))
+        check(x, 1, tensor=t, combos=HALF[:1], index_dtype="int64")
+        check(x[:pw + 1], 1, tensor=t[:pw + 1], combos=HALF)  # one workgroup, a unit and a row
+        assert op.plan.steps[0].mid_word == {"joined": True}
+        seen, get = [], d.pipelines.get
+
+        def spy(template, get=get, seen=seen, **variables):
+            seen.append(variables.get("joined"))
+            return get(template, **variables)
+        d.pipelines.get = spy
+        for off in range(1, pw):  # mid-word: the joined variant
+            check(x, 1, tensor=at_offset(x, off, d), combos=HALF)
+        del d.pipelines.get
+        assert set(seen) == {True}, seen
+        assert arg_notes(tuned(ARG_STAGE_ODD=False), dtype, x.shape, (1,))["strategy"] \
+            != "stage"
+        d = tuned(ARG_STAGE_ODD=True)
+    # outside the range, or whole words: not this plan
+    longer = next(m for m in range(hi + 1, hi + 9) if m % pw)  # (not whole words)
+    assert arg_notes(d, dtype, (64, longer), (1,))["strategy"] != "stage"
+    assert not compile_arg(d, dtype, (64, 4 * pw), (1,)).plan.steps[0].variables["odd_rows"]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "uint8", "int64"])
