@@ -1361,6 +1361,26 @@ def op_wg(op) -> int:
     return op.plan.steps[0].variables["wg"]
 
 
+def check_joined(d, op, x: np.ndarray, pw: int, combos) -> None:
+    """`x`'s staged rows (op: its plan) as views starting at each element of a word but the
+    first: the plan's joined variant taken (a spy on the pipeline cache), exact."""
+    if pw == 1:
+        return
+    assert op.plan.steps[0].mid_word == {"joined": True}
+    seen, get = [], d.pipelines.get
+
+    def spy(template, **variables):
+        seen.append(variables.get("joined"))
+        return get(template, **variables)
+    d.pipelines.get = spy
+    try:
+        for off in range(1, pw):
+            check(x, 1, tensor=at_offset(x, off, d), combos=combos)
+    finally:
+        del d.pipelines.get
+    assert set(seen) == {True}, seen
+
+
 def stage_rows_input(rng, rows: int, n: int, dtype: str) -> np.ndarray:
     """(rows, n) of random values (specials included), and rows whose best sits at both
     ends (a tie far apart), in the middle of a tie run, or everywhere (one value); NaN
@@ -1408,17 +1428,7 @@ def test_staged_rows(tuned, dtype):
         check(x, 1, tensor=t, combos=combos)
         check(x, 1, tensor=t, combos=combos[:1], index_dtype="int64")
         check(x[: per_group - 1], 1, tensor=t[: per_group - 1], combos=combos[:1])  # one group
-        for off in range(1, pw):  # mid-word: the joined variant
-            assert op.plan.steps[0].mid_word == {"joined": True}
-            seen, get = [], d.pipelines.get
-
-            def spy(template, get=get, seen=seen, **variables):
-                seen.append(variables.get("joined"))
-                return get(template, **variables)
-            d.pipelines.get = spy
-            check(x, 1, tensor=at_offset(x, off, d), combos=combos[:2])
-            del d.pipelines.get
-            assert set(seen) == {True}, seen
+        check_joined(d, op, x, pw, combos[:2])
     # not staged: rows not whole words or not a power of two of them, too long, not back to
     # back (a column slice), reduced over a strided axis; ARG_STAGE_WORDS empty: off
     others = [((64, 3 * 32 // bits), (1,)), ((64, 2 * hi * 32 // bits), (1,)),
@@ -1463,17 +1473,7 @@ def test_staged_odd_rows(tuned, dtype):
         check(x, 1, tensor=t, combos=combos_for(dtype))
         check(x, 1, tensor=t, combos=HALF[:1], index_dtype="int64")
         check(x[:pw + 1], 1, tensor=t[:pw + 1], combos=HALF)  # one workgroup, a unit and a row
-        assert op.plan.steps[0].mid_word == {"joined": True}
-        seen, get = [], d.pipelines.get
-
-        def spy(template, get=get, seen=seen, **variables):
-            seen.append(variables.get("joined"))
-            return get(template, **variables)
-        d.pipelines.get = spy
-        for off in range(1, pw):  # mid-word: the joined variant
-            check(x, 1, tensor=at_offset(x, off, d), combos=HALF)
-        del d.pipelines.get
-        assert set(seen) == {True}, seen
+        check_joined(d, op, x, pw, HALF)
         assert arg_notes(tuned(ARG_STAGE_ODD=False), dtype, x.shape, (1,))["strategy"] \
             != "stage"
         d = tuned(ARG_STAGE_ODD=True)
