@@ -1290,6 +1290,43 @@ def test_windows_staged_rows(windowed_dev, dtype):
         check(x, 1, tensor=at_offset(x, 1, windowed_dev), combos=HALF[1:])
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "int16"])
+def test_windows_staged_odd_rows(windowed_dev, dtype, monkeypatch):
+    """Staged rows that are not whole words (ARG_STAGE_ODD), a word's worth of rows a unit,
+    over an input of several windows; views starting a row and an element in."""
+    monkeypatch.setattr(tuning, "ARG_STAGE_ODD", True)
+    n = 7  # (3.5 / 1.75 words: a unit of 2 / 4 rows is 7 words)
+    rows = 5 * windowed_dev.window_bytes // (n * np.dtype(dtype).itemsize) + 41
+    x = stage_rows_input(rng_for("win-stage-odd", dtype), rows, n, dtype)
+    t = dg.asarray(x, device=windowed_dev)
+    assert n_windows(t, windowed_dev) >= 5
+    op = compile_arg(windowed_dev, dtype, x.shape, (1,))
+    assert op.plan.steps[0].variables["odd_rows"], op.plan.notes
+    check(x, 1, tensor=t, combos=HALF)
+    check(x[1:], 1, tensor=t[1:], combos=HALF[:1], index_dtype="int64")
+    check(x, 1, tensor=at_offset(x, 1, windowed_dev), combos=HALF[1:])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8", "float16"])
+def test_windows_row_tails(windowed_dev, dtype, monkeypatch):
+    """Rows whose last, partial tile is taken whole (packed 8/16-bit rows too) over an input
+    of several windows: the clamped loads and their duplicates cross windows."""
+    monkeypatch.setattr(tuning, "ROW_MASKED_TAIL", 1 << 16)
+    monkeypatch.setattr(tuning, "ROW_MASKED_TAIL_PACKED", True)
+    monkeypatch.setattr(tuning, "ARG_STAGE_WORDS", {})
+    n = 3001
+    rows = 5 * windowed_dev.window_bytes // (n * np.dtype(dtype).itemsize) + 3
+    x = random_values(rng_for("win-tails", dtype), (rows, n), dtype, ties=False, specials=False)
+    x[:, -1] = x.max()  # (the winner at the last element: a duplicate's place)
+    x[1::2, -5] = x.max()
+    t = dg.asarray(x, device=windowed_dev)
+    assert n_windows(t, windowed_dev) >= 5
+    op = compile_arg(windowed_dev, dtype, x.shape, (1,))
+    assert op.plan.notes["strategy"] == "row" and op.plan.steps[0].variables["masked_tail"]
+    check(x, 1, tensor=t, combos=HALF)
+    check(x[:, 1:], 1, tensor=t[:, 1:], combos=HALF[:1])
+
+
 @pytest.mark.parametrize("index_dtype", ["uint32", "int64"])
 def test_windows_output_spans_windows(windowed_dev, index_dtype):
     x = random_values(rng_for("win-out", index_dtype), (3000, 2), "float32")
