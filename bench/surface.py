@@ -201,12 +201,13 @@ class Surface:
                                 self.quick or i % check_every == 0)
             del x, th
 
-    def rows(self, dtypes=ARG_DTYPES, lengths=None, ops=("argmax",)):
+    def rows(self, dtypes=ARG_DTYPES, lengths=None, ops=("argmax",), elements=None):
         """ArgMax over rows of ROWS_LENGTHS, along the last axis ((m, n) over 1) and the
-        first ((n, m) over 0), every point checked."""
+        first ((n, m) over 0), ROWS_ELEMENTS a point, every point checked."""
+        elements = elements or ROWS_ELEMENTS[self.size]
         for n, dtype, axis in itertools.product(lengths or ROWS_LENGTHS[self.size], dtypes,
                                                 (1, 0)):
-            m = max(1, ROWS_ELEMENTS[self.size] // n)
+            m = max(1, elements // n)
             shape = (m, n) if axis == 1 else (n, m)
             host = _random(self.rng, m * n, dtype).reshape(shape)
             x = dg.asarray(host, device=self.dev)

@@ -13,7 +13,8 @@ surface's TopK grid; NonZero: {"grid": "nonzero", "dtypes": [...], "densities": 
 "ranks": [...], "log2": 24}; ArgMax/ArgMin: {"grid": "argreduce", "dtypes": [...],
 "shapes": [...], "axes": [[0], [0, 2], ...] or "points": [[shape, axes], ...], "ops":
 ["argmax"], "check_every": 1}; Hardmax: {"grid": "hardmax", "dtypes": [...], "points":
-[[shape, axes], ...]}; any spec may say "torch": false (no torch pass). Each point
+[[shape, axes], ...]}; the rows grid: {"grid": "rows", "dtypes": [...], "lengths": [...],
+"elements": 2^25, "ops": [...]}; any spec may say "torch": false (no torch pass). Each point
 (bench.surface's record, checked against numpy; TopK and ArgMax/ArgMin with the plan's
 notes) goes to OUT.json, rewritten after each config.
 """
@@ -75,6 +76,12 @@ def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[
                     sf.hardmax([shape], sp["dtypes"], [list(axes)])
                 for p in sf.points:
                     p["notes"] = _hardmax_notes(dev, p)
+            elif sp.get("grid") == "rows":
+                # the surface's rows grid: "lengths", "elements" (default its own), "ops"
+                sf.rows(sp["dtypes"], sp.get("lengths"), tuple(sp.get("ops", ("argmax",))),
+                        sp.get("elements"))
+                for p in sf.points:
+                    p["notes"] = _arg_notes(dev, p)
             elif sp.get("grid") == "nonzero":
                 sf.nonzero(sp["dtypes"], sp["densities"], sp["ranks"], sp.get("log2", 24))
             else:
