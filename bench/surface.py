@@ -47,12 +47,16 @@ NONZERO_ELEMENTS = {"full": 1 << 24, "quick": 1 << 10}
 NONZERO_DENSITIES = (0.0, 0.001, 0.1, 0.5, 1.0)
 NONZERO_DTYPES = ("float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32",
                   "uint16", "uint8")
-# Rows (ArgMax, reported beside the goals, none of its own): rows of lengths the ArgMax grid
-# does not sample (it reduces powers of two), along the last axis and the first, this many
-# elements a point: 10 classes, 1000 classes, odd lengths of 8/16-bit rows.
+# Rows (reported beside the goals, none of their own): ArgMax over rows of lengths the
+# ArgMax grid does not sample (it reduces powers of two), along the last axis and the
+# first, this many elements a point: 10 classes, 1000 classes, odd lengths of 8/16-bit rows.
 ROWS_ELEMENTS = {"full": 1 << 25, "quick": 1 << 12}
 ROWS_LENGTHS = {"full": (3, 5, 7, 10, 12, 20, 33, 50, 100, 257, 1000, 1500, 5000),
                 "quick": (3, 10, 33, 257, 1000)}
+# ... and TopK over rows of these lengths, K of these (top-5 of 1000 classes, a sampling
+# vocabulary of 50257), K <= n / 2, the last axis, largest first.
+ROWS_TOPK_LENGTHS = {"full": (10, 100, 1000, 50257), "quick": (10, 100, 1000)}
+ROWS_TOPK_KS = (1, 5, 10, 50)
 GRIDS = ("topk", "argreduce", "hardmax", "nonzero", "rows")
 # Full-size points check this many rows (or columns) against numpy; quick ones all of it.
 CHECK_ROWS = 4
@@ -149,21 +153,22 @@ class Surface:
 
     # -- the grids -----------------------------------------------------------------------
     def topk(self, dtypes=TOPK_DTYPES, log_ns=None, axes=(-1, 0),
-             directions=("decreasing", "increasing"), ks=TOPK_KS, elements=None):
-        """The TopK grid (arguments: a part of it, or another; default the grid above)."""
+             directions=("decreasing", "increasing"), ks=TOPK_KS, elements=None, ns=None,
+             grid="topk"):
+        """The TopK grid (arguments: a part of it, or another; default the grid above; ns:
+        row lengths instead of log_ns, the rows a point's elements hold, as grid `grid`)."""
         n_all = elements or TOPK_ELEMENTS[self.size]
         log_ns = TOPK_LOG2_N[self.size] if log_ns is None else log_ns
         for dtype in dtypes:
             host = _random(self.rng, n_all, dtype)
             flat = dg.asarray(host, device=self.dev)
             th = self._cuda(host)
-            for log_n, axis, direction in itertools.product(
-                    log_ns, axes, directions):
-                n = 1 << log_n
+            for n, axis, direction in itertools.product(
+                    ns or [1 << log_n for log_n in log_ns], axes, directions):
                 rows = n_all // n
                 shape = (rows, n) if axis == -1 else (n, rows)
-                x = flat.reshape(shape)
-                h = host.reshape(shape)
+                x = flat[:rows * n].reshape(shape)
+                h = host[:rows * n].reshape(shape)
                 for k in (k for k in ks if k <= n // 2):
                     labels = {"n": n, "rows": rows, "k": k, "axis": axis,
                               "direction": direction}
@@ -172,14 +177,14 @@ class Surface:
                         return _check_topk(outs, h, k, axis, direction, self.quick)
                     tfn = None
                     if th is not None:
-                        tx = th.reshape(shape)
+                        tx = th[:rows * n].reshape(shape)
 
                         def tfn(tx=tx, k=k, axis=axis, d=direction):
                             return self.torch.topk(tx, k, dim=axis, largest=d == "decreasing")
-                    self.point("topk", dtype, labels,
+                    self.point(grid, dtype, labels,
                                lambda x=x, k=k, axis=axis, d=direction:
                                dg.top_k(x, k, axis, axis_direction=d),
-                               check, tfn, host.nbytes)
+                               check, tfn, h.nbytes)
             del flat, th
 
     def argreduce(self, shapes=None, dtypes=ARG_DTYPES, ops=("argmax", "argmin"),
@@ -203,7 +208,8 @@ class Surface:
 
     def rows(self, dtypes=ARG_DTYPES, lengths=None, ops=("argmax",), elements=None):
         """ArgMax over rows of ROWS_LENGTHS, along the last axis ((m, n) over 1) and the
-        first ((n, m) over 0), ROWS_ELEMENTS a point, every point checked."""
+        first ((n, m) over 0), ROWS_ELEMENTS a point, every point checked; then TopK over
+        rows of ROWS_TOPK_LENGTHS (grid "topk-rows")."""
         elements = elements or ROWS_ELEMENTS[self.size]
         for n, dtype, axis in itertools.product(lengths or ROWS_LENGTHS[self.size], dtypes,
                                                 (1, 0)):
@@ -215,6 +221,10 @@ class Surface:
             for op in ops:
                 self._arg_point("rows", dtype, host, x, th, (axis,), op, True)
             del x, th
+        # TopK over such rows (the last axis, the K people ask of them), as grid "topk-rows"
+        self.topk([d for d in dtypes if d in TOPK_DTYPES], axes=(-1,),
+                  directions=("decreasing",), ks=ROWS_TOPK_KS, elements=elements,
+                  ns=ROWS_TOPK_LENGTHS[self.size], grid="topk-rows")
 
     def _arg_point(self, grid, dtype, host, x, th, axes, op, checked):
         shape = host.shape
@@ -461,7 +471,7 @@ def plot(result: dict, prefix: str) -> list[str]:
     for p in result["points"]:
         by.setdefault((p["grid"], p["dtype"]), []).append(p)
     for (grid, dtype), pts in by.items():
-        if grid == "topk":
+        if grid in ("topk", "topk-rows"):
             panels = sorted({(p["axis"], p["direction"]) for p in pts})
             cols = lambda p: p["n"]  # noqa: E731
             rows = lambda p: p["k"]  # noqa: E731
