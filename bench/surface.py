@@ -206,10 +206,11 @@ class Surface:
                                 self.quick or i % check_every == 0)
             del x, th
 
-    def rows(self, dtypes=ARG_DTYPES, lengths=None, ops=("argmax",), elements=None):
+    def rows(self, dtypes=ARG_DTYPES, lengths=None, ops=("argmax",), elements=None,
+             topk=True):
         """ArgMax over rows of ROWS_LENGTHS, along the last axis ((m, n) over 1) and the
-        first ((n, m) over 0), ROWS_ELEMENTS a point, every point checked; then TopK over
-        rows of ROWS_TOPK_LENGTHS (grid "topk-rows")."""
+        first ((n, m) over 0), ROWS_ELEMENTS a point, every point checked; then (topk) TopK
+        over rows of ROWS_TOPK_LENGTHS (grid "topk-rows")."""
         elements = elements or ROWS_ELEMENTS[self.size]
         for n, dtype, axis in itertools.product(lengths or ROWS_LENGTHS[self.size], dtypes,
                                                 (1, 0)):
@@ -222,6 +223,8 @@ class Surface:
                 self._arg_point("rows", dtype, host, x, th, (axis,), op, True)
             del x, th
         # TopK over such rows (the last axis, the K people ask of them), as grid "topk-rows"
+        if not topk:
+            return
         self.topk([d for d in dtypes if d in TOPK_DTYPES], axes=(-1,),
                   directions=("decreasing",), ks=ROWS_TOPK_KS, elements=elements,
                   ns=ROWS_TOPK_LENGTHS[self.size], grid="topk-rows")

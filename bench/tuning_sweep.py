@@ -14,9 +14,9 @@ surface's TopK grid; NonZero: {"grid": "nonzero", "dtypes": [...], "densities": 
 "shapes": [...], "axes": [[0], [0, 2], ...] or "points": [[shape, axes], ...], "ops":
 ["argmax"], "check_every": 1}; Hardmax: {"grid": "hardmax", "dtypes": [...], "points":
 [[shape, axes], ...]}; the rows grid: {"grid": "rows", "dtypes": [...], "lengths": [...],
-"elements": 2^25, "ops": [...]}; any spec may say "torch": false (no torch pass). Each point
-(bench.surface's record, checked against numpy; TopK and ArgMax/ArgMin with the plan's
-notes) goes to OUT.json, rewritten after each config.
+"elements": 2^25, "ops": [...], "topk": false}; any spec may say "torch": false (no torch
+pass). Each point (bench.surface's record, checked against numpy; TopK and ArgMax/ArgMin
+with the plan's notes) goes to OUT.json, rewritten after each config.
 """
 import json
 import sys
@@ -77,9 +77,10 @@ def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[
                 for p in sf.points:
                     p["notes"] = _hardmax_notes(dev, p)
             elif sp.get("grid") == "rows":
-                # the surface's rows grid: "lengths", "elements" (default its own), "ops"
+                # the surface's rows grid: "lengths", "elements" (default its own), "ops",
+                # "topk" (default false: ArgMax/ArgMin only)
                 sf.rows(sp["dtypes"], sp.get("lengths"), tuple(sp.get("ops", ("argmax",))),
-                        sp.get("elements"))
+                        sp.get("elements"), sp.get("topk", False))
                 for p in sf.points:
                     p["notes"] = _arg_notes(dev, p)
             elif sp.get("grid") == "nonzero":
