@@ -33,6 +33,9 @@ class Step:
     # variables of its variant for an input and output whose offsets are at different
     # places in their words (checked when bound): Hardmax's streamed zeros need them alike
     skew: dict | None = None
+    # (elements, variables): its variant for an output whose offset is not a multiple of
+    # `elements` (checked when bound): its vector stores need one
+    out_align: tuple | None = None
     # binds the device's tally buffer last (runtime.device.Device.tally_block): the
     # counters and partials of the merge in the split pass, zero between dispatches
     tally: bool = False
@@ -205,6 +208,14 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     col_words = (vout > 1 and pw > 1 and vout % pw == 0 and tuning.COL_WORDS
                  and kept[-1].strides[0] == 1
                  and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
+    # ... their indices stored as whole vectors where they are neighbours in the output (the
+    # inner kept dim contiguous there, every other output stride whole vectors; the offset:
+    # when bound), the result written by this pass (one split, no merge in the pass: below)
+    vec_words = min(4, vout * idx_words)  # a vector store's words (2 or 4)
+    vec_elems = vec_words // idx_words  # ... and the outputs it holds
+    vstore = (vout > 1 and tuning.COL_VSTORE and sink == "index"
+              and kept[-1].strides[1] == 1
+              and all(d.strides[1] % vec_elems == 0 for d in kept[:-1]))
     # 8/16-bit contiguous rows read as whole words; with several reduced dims only where
     # the inner runs, the outer reduced strides (positive) and the kept strides are whole
     # words, and (checked when bound: ops.base) so is the input's offset
@@ -267,6 +278,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         dims["rout"] = [d.strides[1] for d in reds]
     first_sink = sink if split == 1 else "partials"
     in_pass = in_pass and split > 1 and tally_per_thread(split) <= tuning.TALLY_MAX_PER_THREAD
+    vstore = vstore and split == 1
     merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
     # partials split-major where a thread per output merges them (its warp's loads
     # neighbouring entries), output-major where a workgroup per output does (one pass
@@ -309,14 +321,17 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                  interleave=interleave, wg=wg, tpr=tpr, vout=vout,
                                  idx_words=idx_words, unroll=unroll,
                                  **(dict(cols=inner) if strategy == "lanes" else {}),
-                                 **(dict(col_words=col_words) if vout > 1 else {})),
+                                 **(dict(col_words=col_words, vstore=vstore,
+                                         **(dict(dst_vec=vec_words) if vstore else {}))
+                                    if vout > 1 else {})),
                   dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],
                        nr=len(walked), n_out=n_out, n_red=n_walk, chunk=chunk, n_split=split,
                        n_groups=groups, **(dict(aux0=block) if in_pass else {})),
                   groups, "input", "output" if split == 1 or in_pass else "partials",
                   mid_word=(dict(packed_rows=False, **walk_mid) if packed and len(reds) > 1 else
                             dict(col_words=False) if col_words else None),
-                  tally=tally_words > 0)]
+                  tally=tally_words > 0,
+                  out_align=(vec_elems, dict(vstore=False, dst_vec=1)) if vstore else None)]
     partial_bytes = 0
     if split > 1 and not in_pass:
         partial_bytes = n_out * split * (dt.key_words + 1) * 4

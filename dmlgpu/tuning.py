@@ -327,6 +327,10 @@ COL_VOUT_MAX_RED = 64
 # Rows of 2 read as words, whole rows to a word, lost: float16 (8192, 4096, 2) over axis 2
 # 56 -> 43, uint8 62 -> 45, h200-wgpu-rows.json: they keep element loads.)
 COL_WORDS = True
+# Column plans' COL_VOUT indices a thread stored as whole vectors of four words where they
+# are neighbours in the output (else a scalar store each, a warp's store a word every
+# 4 * COL_VOUT bytes): built and tested, off until measured.
+COL_VSTORE = False
 # 8/16-bit column plans ("tilecol"): a thread per word of neighbouring outputs, TILECOL_WX
 # words side by side (a warp reads one row's 128 bytes), the rest of the workgroup's threads
 # as row groups over the reduced range, at least TILECOL_MIN_ROWS rows each. H100,

@@ -953,6 +953,73 @@ def test_column_outputs_per_thread(tuned, dtype, vout):
     check(x, 0, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
 
 
+def vstore_spy(d) -> list:
+    """The (vstore, dst_vec) of every argreduce pipeline `d` is asked for from now on."""
+    seen, get = [], d.pipelines.get
+
+    def spy(template, **variables):
+        seen.append((variables.get("vstore"), variables.get("dst_vec", 1)))
+        return get(template, **variables)
+    d.pipelines.get = spy
+    return seen
+
+
+@pytest.mark.parametrize("vout", [2, 4, 8])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_column_vector_stores(tuned, dtype, vout):
+    """Column plans' COL_VOUT neighbouring indices stored as whole vectors of words
+    (tuning.COL_VSTORE): uint32 and int64 indices (vectors of two or four words), outputs
+    in several windows' worth of vectors, reversed and strided inputs; outputs (out=) at
+    offsets that are not whole vectors take the scalar variant, strided outputs and a split
+    with a merge none; every result exact, the variant asserted."""
+    every = dict.fromkeys((8, 16, 32, 64), vout)
+    d = tuned(COL_VOUT=every, COL_VSTORE=True, TILECOL_MIN_RED=64, ROWS_TARGET_THREADS=1,
+              ARG_STAGE_WORDS={})
+    rng = rng_for("vstore", dtype, vout)
+    seen = vstore_spy(d)
+    for shape, axes in (((96, 8), (1,)), ((3, 40, 16), (0,)), ((5, 8, 16), (0,))):
+        x = random_values(rng, shape, dtype)
+        t = dg.asarray(x, device=d)
+        out = tuple(1 if i in axes else n for i, n in enumerate(shape))
+        for idx in ("uint32", "int64"):
+            op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape), dg.TensorDesc(idx, out),
+                                         axes))
+            words = vout * (2 if idx == "int64" else 1)
+            assert op.plan.notes["outputs_per_thread"] == vout, (shape, op.plan.notes)
+            assert op.plan.steps[0].variables["vstore"], (shape, idx)
+            assert op.plan.steps[0].variables["dst_vec"] == min(4, words)
+            seen.clear()
+            check(x, axes, tensor=t, index_dtype=idx, combos=combos_for(dtype))
+            check(x[::-1], axes, tensor=t[::-1], index_dtype=idx, combos=HALF)
+            assert set(seen) == {(True, min(4, words))}, seen
+            # into out= views: at offsets of 1 .. a vector's outputs (the scalar variant
+            # where the offset is not whole vectors), and strided (no vector stores)
+            n_vec = min(4, words) // (2 if idx == "int64" else 1)
+            for off in range(n_vec + 1):
+                flat = dg.empty((off + int(np.prod(out)),), idx, device=d)
+                dst = flat[off:].reshape(out)
+                seen.clear()
+                got = dg.argmin(t, axes, index_dtype=idx, out=dst)
+                assert_same(got, arg_reference(x, axes, "min", False, idx))
+                assert set(seen) == {(off % n_vec == 0, min(4, words) if off % n_vec == 0
+                                      else 1)}, (off, seen)
+            wide = dg.empty(out[:-1] + (2 * out[-1],), idx, device=d)
+            got = dg.argmax(t, axes, index_dtype=idx, out=wide[..., ::2])
+            assert_same(got, arg_reference(x, axes, "max", False, idx))
+    # outputs bound as several windows (4 KiB each, whole vectors)
+    d = dg.Device(max_binding_size=4096)
+    seen = vstore_spy(d)
+    x = random_values(rng, (2, 1200), dtype)  # (8-byte indices: 3 windows)
+    check(x, 0, tensor=dg.asarray(x, device=d), combos=HALF, index_dtype="int64")
+    assert set(seen) == {(True, min(4, 2 * vout))}, seen
+    d = tuned(COL_VOUT=every, COL_VSTORE=True, TILECOL_MIN_RED=64, MIN_COL_CHUNK=4,
+              COL_TARGET_THREADS=1 << 14)
+    x = random_values(rng, (40, 64), dtype)  # 40 rows split into 10 runs, then merged
+    op = compile_arg(d, dtype, x.shape, (0,))
+    assert op.plan.notes["split"] > 1 and not op.plan.steps[0].variables["vstore"]
+    check(x, 0, tensor=dg.asarray(x, device=d), combos=HALF)
+
+
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_split_reductions(dev, dtype):
     """Long rows with few outputs: several workgroups per output, then a merge pass."""
