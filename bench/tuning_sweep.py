@@ -7,8 +7,8 @@ ArgMax/ArgMin TILECOL_*, PACKED_ROW* and MERGE_UNROLL numbers.
 CONFIGS: JSON [[name, {TUNING_NAME: value, ...}, optional SPEC overrides], ...]; where torch
 has CUDA, a first pass under the first config, named "NAME (torch pass)", times torch too
 (the configs' own points are taken without torch beside them). SPEC: JSON; TopK (the
-default "grid"): {"dtypes": [...], "log_n": [...], "axes": [-1, 0], "ks": [...],
-"elements": 2^26}: row length 2^log_n, rows so that a point holds `elements`, as the
+default "grid"): {"dtypes": [...], "log_n": [...] or "ns": [...], "axes": [-1, 0], "ks":
+[...], "elements": 2^26}: row length 2^log_n (or n), rows so that a point holds `elements`, as the
 surface's TopK grid; NonZero: {"grid": "nonzero", "dtypes": [...], "densities": [...],
 "ranks": [...], "log2": 24}; ArgMax/ArgMin: {"grid": "argreduce", "dtypes": [...],
 "shapes": [...], "axes": [[0], [0, 2], ...] or "points": [[shape, axes], ...], "ops":
@@ -86,8 +86,8 @@ def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[
             elif sp.get("grid") == "nonzero":
                 sf.nonzero(sp["dtypes"], sp["densities"], sp["ranks"], sp.get("log2", 24))
             else:
-                sf.topk(sp["dtypes"], sp["log_n"], sp["axes"], ("decreasing",), sp["ks"],
-                        sp.get("elements", 1 << 26))
+                sf.topk(sp["dtypes"], sp.get("log_n"), sp["axes"], ("decreasing",), sp["ks"],
+                        sp.get("elements", 1 << 26), ns=sp.get("ns"))
                 for p in sf.points:
                     p["notes"] = _topk_notes(dev, p)
             points += sf.points

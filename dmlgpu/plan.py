@@ -197,16 +197,18 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         max_split = ceil_div(n_walk, ry * min_rows)
     # short column reductions over many outputs: COL_VOUT neighbouring outputs of the
     # innermost kept dim a thread (one reduced dim), its fixed costs shared
+    # (one kept dim of any size: the last thread's outputs ragged, where COL_VOUT_RAGGED)
     vout = tuning.COL_VOUT.get(dt.bits, 1)
+    ragged = bool(kept) and kept[-1].size % vout != 0
     if (strategy == "col" and len(reds) == 1 and kept and n_red <= tuning.COL_VOUT_MAX_RED
-            and kept[-1].size % vout == 0):
-        threads = n_out // vout
+            and (not ragged or (len(kept) == 1 and tuning.COL_VOUT_RAGGED))):
+        threads = ceil_div(n_out, vout)
     else:
-        vout = 1
+        vout, ragged = 1, False
     # ... read as whole words of neighbouring outputs where they are 8/16-bit columns (the
     # inner kept dim contiguous, every other stride whole words; the offset: when bound)
     col_words = (vout > 1 and pw > 1 and vout % pw == 0 and tuning.COL_WORDS
-                 and kept[-1].strides[0] == 1
+                 and kept[-1].strides[0] == 1 and kept[-1].size % pw == 0
                  and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
     # ... their indices stored as whole vectors where they are neighbours in the output (the
     # inner kept dim contiguous there, every other output stride whole vectors; the offset:
@@ -321,7 +323,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                  interleave=interleave, wg=wg, tpr=tpr, vout=vout,
                                  idx_words=idx_words, unroll=unroll,
                                  **(dict(cols=inner) if strategy == "lanes" else {}),
-                                 **(dict(col_words=col_words, vstore=vstore,
+                                 **(dict(col_words=col_words, vstore=vstore, ragged=ragged,
                                          **(dict(dst_vec=vec_words) if vstore else {}))
                                     if vout > 1 else {})),
                   dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],

@@ -157,10 +157,16 @@ ROW_TILE_MAX = True
 # tile not measured).
 ROW_MASKED_TAIL = 4
 # ... and packed 8/16-bit rows alike (their words past the end clamped to the last one, the
-# index rebuilt from a tile's best clamped alike): built and tested, off until measured
-# (uint8 rows of 1000 over 2^27 elements, 250 words at 4 threads a row: 3 tiles of 64
-# words and a tail of 58; 64% of a copy, h100-wgpu-rt.json).
-ROW_MASKED_TAIL_PACKED = False
+# index rebuilt from a tile's best clamped alike). H100, 2026-11-27, ArgMax/ArgMin GPU us,
+# loop -> whole tail, the better of two runs, wgpu-native / Dawn, same runs
+# (bench/results/argreduce-odd-tails/h100-{wgpu,dawn}-tailp.json): uint8 rows of 1000 over
+# 2^25 elements 24.1 -> 15.1 / 27.3 -> 19.0 (59 -> 95% / 58 -> 83% of a copy), of 1500 22.0
+# -> 17.7 / 25.6 -> 22.0, over 2^27 73.2 -> 66.9 / 77.1 -> 70.2; float16 rows of 1000 44.9
+# -> 36.4 / 48.4 -> 40.4, of 1500 49.2 -> 36.8 / 53.1 -> 40.2, of 5000 41.8 -> 38.8, over
+# 2^27 126.2 -> 116.2 / 130.4 -> 120.7; uint8 rows of 5000 even (19.4 -> 19.8 / 22.9 ->
+# 22.7); 15 / 14 of 32 points faster by more than 2%, one slower (that uint8 point on
+# wgpu-native, 2.4%), the column points unchanged (their plans do not take it).
+ROW_MASKED_TAIL_PACKED = True
 # (The tree over a row's threads stays in workgroup memory. By subgroup reductions, two
 # barriers instead of one a halving, rows of a workgroup each: H200, wgpu-native,
 # 2026-11-25, 32 row points of float32 / float16 / uint8 / int64 within -2.3% to +4.0%,
@@ -300,11 +306,16 @@ ARG_STAGE_MIN_WG = 32
 ARG_STAGE_ANY_WORDS = True
 # ... and 8/16-bit rows that are not whole words (uint8 rows of 10, float16 rows of 7), a
 # word's worth of rows at a time (4 / 2 rows of n elements: n words, each row's elements at
-# places known to the kernel), n words in this range: built and tested, off until measured
-# (such rows take column plans: uint8 / float16 rows of 7 over 2^25 elements at 42 / 47% of
-# a copy, H100, bench/results/argreduce-rowlen/h100-wgpu-rowlen.json).
-ARG_STAGE_ODD = False
-ARG_STAGE_ODD_WORDS = {8: (3, 32), 16: (3, 32)}
+# places known to the kernel), n words in this range (else column plans). H100, 2026-11-27,
+# ArgMax/ArgMin over 2^25 elements, GPU us, column plans -> staged, the better of two runs,
+# wgpu-native / Dawn (bench/results/argreduce-odd-tails/h100-{wgpu,dawn}-odd.json): uint8
+# rows of 5 57.9 -> 45.1 / 59.1 -> 47.6, of 7 51.9 -> 36.3 / 54.1 -> 39.6, of 13 45.2 ->
+# 29.3 / 47.4 -> 32.6, of 31 34.4 -> 29.6 / 37.9 -> 33.3; float16 rows of 3 90.4 -> 73.3 /
+# 88.7 -> 73.9, of 5 75.3 -> 49.1 / 75.5 -> 52.2, of 15 62.0 -> 46.8 / 63.3 -> 50.3. Slower:
+# uint8 rows of 3 (73.5 -> 124.4 / 72.1 -> 126.6: 3 words of 4 rows) and float16 rows of 31
+# (56.9 -> 58.1 / 59.4 -> 60.8): the ranges start and end inside the rows measured faster.
+ARG_STAGE_ODD = True
+ARG_STAGE_ODD_WORDS = {8: (5, 32), 16: (3, 16)}
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
 # neighbouring outputs a thread (where the innermost kept dim is a multiple of it). Rows of
@@ -317,6 +328,12 @@ MIN_COL_CHUNK = 64  # elements per thread
 # 64-bit keys take 2 (their worst point 95% against 84% at 4).
 COL_VOUT = {8: 4, 16: 4, 32: 4, 64: 2}
 COL_VOUT_MAX_RED = 64
+# ... and where the only kept dim is no multiple of it ((3, 11184810) over axis 0), the last
+# thread's outputs ragged: built and tested, off until measured (such columns take a thread
+# an output: float32 / float16 / uint8 columns of 3 to 12 over 2^25 elements at 60-62 /
+# 37-40 / 27-34% of a copy, 0.74-1.08x torch.argmax; H100, wgpu-native,
+# bench/results/surface/h100-wgpu-rows-20261127.json).
+COL_VOUT_RAGGED = False
 # 8/16-bit columns of COL_VOUT outputs (a multiple of a word's) read as words, the lanes'
 # keys at once. H200, wgpu-native, 2026-11-25, % of copy, element loads -> words, same run
 # (bench/results/argreduce-colwords/h200-wgpu-cols.json): two-element columns (2, 4096,
@@ -327,10 +344,20 @@ COL_VOUT_MAX_RED = 64
 # Rows of 2 read as words, whole rows to a word, lost: float16 (8192, 4096, 2) over axis 2
 # 56 -> 43, uint8 62 -> 45, h200-wgpu-rows.json: they keep element loads.)
 COL_WORDS = True
-# Column plans' COL_VOUT indices a thread stored as whole vectors of four words where they
-# are neighbours in the output (else a scalar store each, a warp's store a word every
-# 4 * COL_VOUT bytes): built and tested, off until measured.
-COL_VSTORE = False
+# Column plans' COL_VOUT indices a thread stored as whole vectors of four words (two for two
+# words) where they are neighbours in the output (else a scalar store each, a warp's store a
+# word every 4 * COL_VOUT bytes). H100, 2026-11-27, ArgMax GPU us, scalar -> vector stores,
+# wgpu-native / Dawn, same runs (bench/results/argreduce-col-vstore/h100-{wgpu,dawn}-vs.json,
+# `python table.py FILE base,vs` there): two-element columns uint8 (2, 4096, 8192) over axis
+# 0 102.6 -> 85.0 / 104.2 -> 85.9 (73 -> 88% / 78 -> 94% of a copy), (8192, 4096, 2) over
+# axis 2 100.2 -> 84.4 / 103.4 -> 86.2, (2, 256, 256, 1024) over axis 0 193.9 -> 160.6;
+# float16 116.1 -> 102.4 / 118.7 -> 105.1 (81 -> 92%), 224.1 -> 198.1; float32 143.2 ->
+# 135.8, 280.1 -> 266.5; (8192, 4096, 2) over axis 2 float16 121.9 -> 117.2, float32 144.4
+# -> 137.9; int64 even; every other point within 2%. With 8 outputs a thread
+# (vectors too) the two-element columns lost (uint8 85.0 -> 97.3) but sixteen-element ones
+# gained (uint8 (16, 4096, 2048) over axis 0 95.3 -> 78.4, float16 126.0 -> 116.1): COL_VOUT
+# stays, longer columns measured next; 16 a thread lost everywhere.
+COL_VSTORE = True
 # 8/16-bit column plans ("tilecol"): a thread per word of neighbouring outputs, TILECOL_WX
 # words side by side (a warp reads one row's 128 bytes), the rest of the workgroup's threads
 # as row groups over the reduced range, at least TILECOL_MIN_ROWS rows each. H100,

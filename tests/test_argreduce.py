@@ -918,9 +918,11 @@ def test_column_outputs_per_thread(tuned, dtype, vout):
     8/16-bit columns read as words where the outputs fill whole words, element loads for
     views starting mid-word), reversed and strided kept dims, a split with a merge, 64-bit
     indices; an innermost kept dim that is not a multiple of COL_VOUT keeps one output a
-    thread."""
+    thread (without COL_VOUT_RAGGED: test_column_ragged_outputs)."""
     every = dict.fromkeys((8, 16, 32, 64), vout)
-    d = tuned(COL_VOUT=every, TILECOL_MIN_RED=64, ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={})
+    d = tuned(COL_VOUT=every, TILECOL_MIN_RED=64, ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={},
+              COL_VOUT_RAGGED=False, COL_VSTORE=False,  # (vector stores: the test below)
+              ARG_STAGE_ODD=False)
     rng = rng_for("vout", dtype, vout)
     pw = 4 // min(4, np.dtype(dtype).itemsize)
     # (shape, axes, words where the outputs' columns fill them; rows stay element loads:
@@ -1018,6 +1020,55 @@ def test_column_vector_stores(tuned, dtype, vout):
     op = compile_arg(d, dtype, x.shape, (0,))
     assert op.plan.notes["split"] > 1 and not op.plan.steps[0].variables["vstore"]
     check(x, 0, tensor=dg.asarray(x, device=d), combos=HALF)
+
+
+@pytest.mark.parametrize("vstore", [False, True], ids=["scalar", "vector"])
+@pytest.mark.parametrize("vout", [2, 4, 8])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_column_ragged_outputs(tuned, dtype, vout, vstore):
+    """Column plans of COL_VOUT outputs a thread over one kept dim that is no multiple of
+    it (tuning.COL_VOUT_RAGGED): the last thread's outputs fewer, its loads clamped, its
+    stores only its own (scalar where vectors would run past the end); 8/16-bit words
+    where the kept dim is whole words; views of wider rows and reversed ones, 64-bit
+    indices, out= at an offset with its neighbours untouched, a split merged by a pass
+    and in the split pass; the plan asserted each time."""
+    every = dict.fromkeys((8, 16, 32, 64), vout)
+    tune = dict(COL_VOUT=every, COL_VOUT_RAGGED=True, COL_VSTORE=vstore, TILECOL_MIN_RED=64,
+                ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False)
+    d = tuned(**tune)
+    rng = rng_for("ragged", dtype, vout, vstore)
+    pw = 4 // min(4, np.dtype(dtype).itemsize)
+    for n, m in ((3, vout * 37 + 1), (5, vout * 11 + vout - 1), (2, 2 * vout + 2), (7, 3)):
+        if m % vout == 0:
+            continue
+        x = random_values(rng, (n, m), dtype)
+        t = dg.asarray(x, device=d)
+        op = compile_arg(d, dtype, x.shape, (0,))
+        notes, var = op.plan.notes, op.plan.steps[0].variables
+        assert notes["strategy"] == "col" and notes["outputs_per_thread"] == vout, notes
+        assert var["ragged"] and var["vstore"] is vstore
+        assert var["col_words"] is (pw > 1 and vout % pw == 0 and m % pw == 0), (m, var)
+        check(x, 0, tensor=t, combos=combos_for(dtype))
+        check(x[::-1], 0, tensor=t[::-1], combos=HALF, index_dtype="int64")
+        wide = random_values(rng, (n, m + 2 * pw + 1), dtype)  # rows of a wider array
+        check(wide[:, 1:m + 1], 0, tensor=dg.asarray(wide, device=d)[:, 1:m + 1], combos=HALF)
+        # out= inside a larger buffer, at whole vectors and not: the outputs' neighbours
+        # keep their sentinel
+        for off in (4, 3):
+            flat = dg.asarray(np.full(m + 9, 77, np.uint32), device=d)
+            got = dg.argmax(t, 0, out=flat[off:off + m].reshape(1, m))
+            assert_same(got, arg_reference(x, (0,), "max", False, "uint32"))
+            rest = flat.numpy()
+            assert (rest[:off] == 77).all() and (rest[off + m:] == 77).all(), rest
+    for tally in (False, True):  # a split: a merge pass, or the merge in the split pass
+        d = tuned(**tune, MIN_COL_CHUNK=4, COL_TARGET_THREADS=1 << 14, TALLY_MERGE=tally,
+                  TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"), TALLY_BITS=(8, 16, 32, 64),
+                  TALLY_MAX_PER_THREAD=1 << 20)
+        x = random_values(rng, (40, 8 * vout + 3), dtype)
+        op = compile_arg(d, dtype, x.shape, (0,))
+        assert op.plan.notes["split"] > 1 and op.plan.notes["tally_merge"] is tally
+        assert op.plan.steps[0].variables["ragged"], op.plan.notes
+        check(x, 0, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)

@@ -312,7 +312,8 @@ def test_steps_and_tuning_sweep_tools_run(capsys):
         ("off", -1, "ok"), ("off", 0, "ok"), ("on", -1, "ok")]
     assert [p["notes"]["strategy"] for p in pts] == ["threshold", "threshold", "rows"]
     assert pts[2]["notes"]["chunks"] == 2 and tuning.TOPK_ROWS_CHUNK_BELOW_ROWS == before
-    # the rows grid, staged odd rows off and on
+    # the rows grid, staged odd rows off and on (the default restored after)
+    default = tuning.ARG_STAGE_ODD
     pts = sweep(impl, [["off", {"ARG_STAGE_ODD": False}], ["on", {"ARG_STAGE_ODD": True}]],
                 {"grid": "rows", "dtypes": ["uint8"], "lengths": [7], "elements": 7 << 12,
                  "torch": False})
@@ -320,7 +321,7 @@ def test_steps_and_tuning_sweep_tools_run(capsys):
         ("off", [1], "ok"), ("off", [0], "ok"), ("on", [1], "ok"), ("on", [0], "ok")]
     off, on = (p["notes"]["strategy"] for p in pts if p["axes"] == [1])
     assert off != "stage" and on == "stage", (off, on)
-    assert tuning.ARG_STAGE_ODD is False
+    assert tuning.ARG_STAGE_ODD is default
 
 
 def test_surface_goals():
