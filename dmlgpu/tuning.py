@@ -313,9 +313,14 @@ ARG_STAGE_ANY_WORDS = True
 # 29.3 / 47.4 -> 32.6, of 31 34.4 -> 29.6 / 37.9 -> 33.3; float16 rows of 3 90.4 -> 73.3 /
 # 88.7 -> 73.9, of 5 75.3 -> 49.1 / 75.5 -> 52.2, of 15 62.0 -> 46.8 / 63.3 -> 50.3. Slower:
 # uint8 rows of 3 (73.5 -> 124.4 / 72.1 -> 126.6: 3 words of 4 rows) and float16 rows of 31
-# (56.9 -> 58.1 / 59.4 -> 60.8): the ranges start and end inside the rows measured faster.
+# (56.9 -> 58.1 / 59.4 -> 60.8). Against column plans with the last thread ragged
+# (COL_VOUT_RAGGED below; bench/results/argreduce-col-ragged/h100-wgpu-rg.json, same GPU,
+# a later run) the shortest lose too: uint8 rows of 5 staged 45.1 against 36.6 ragged, of 7
+# 36.3 / 35.0 (of 12 ragged 33.6, of 13 staged 29.3); float16 rows of 3 73.3 / 58.3, but of
+# 5 49.1 / 54.8 and of 7 47.1 / 53.4: the ranges start and end inside the rows measured
+# faster staged.
 ARG_STAGE_ODD = True
-ARG_STAGE_ODD_WORDS = {8: (5, 32), 16: (3, 16)}
+ARG_STAGE_ODD_WORDS = {8: (9, 32), 16: (5, 16)}
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
 # neighbouring outputs a thread (where the innermost kept dim is a multiple of it). Rows of
@@ -329,11 +334,19 @@ MIN_COL_CHUNK = 64  # elements per thread
 COL_VOUT = {8: 4, 16: 4, 32: 4, 64: 2}
 COL_VOUT_MAX_RED = 64
 # ... and where the only kept dim is no multiple of it ((3, 11184810) over axis 0), the last
-# thread's outputs ragged: built and tested, off until measured (such columns take a thread
-# an output: float32 / float16 / uint8 columns of 3 to 12 over 2^25 elements at 60-62 /
-# 37-40 / 27-34% of a copy, 0.74-1.08x torch.argmax; H100, wgpu-native,
-# bench/results/surface/h100-wgpu-rows-20261127.json).
-COL_VOUT_RAGGED = False
+# thread's outputs ragged (else a thread an output), 8/16-bit columns up to
+# COL_VOUT_RAGGED_MAX_RED rows. H100, 2026-11-27, ArgMax over 2^25 elements, GPU us, a
+# thread an output -> ragged, wgpu-native (torch.argmax's time over ours) / Dawn, same runs
+# (bench/results/argreduce-col-ragged/h100-{wgpu,dawn}-rg.json): float32 columns of 3
+# 104.4 -> 64.5 (60 -> 97% of a copy; torch 1.08 -> 1.75x) / 105.7 -> 68.7, of 7 87.0 ->
+# 58.3 (torch 0.90 -> 1.34x), of 12 82.1 -> 57.3 (0.80 -> 1.15x), of 20 60.4 -> 56.5;
+# float16 of 3 104.9 -> 49.4 / 103.9 -> 52.3, of 12 79.0 -> 39.6 (0.73 -> 1.47x); uint8 of
+# 3 94.3 -> 43.0 / 95.2 -> 46.2, of 12 68.7 -> 35.5 (0.78 -> 1.52x); int64 even (two a
+# thread: the kept dims of these shapes are even). But 8/16-bit columns of 20 (element
+# loads: an odd kept dim) slower, uint8 35.2 -> 36.4 / 37.8 -> 40.3, float16 52.1 -> 53.3 /
+# 54.2 -> 58.0: they keep a thread an output from 17 rows.
+COL_VOUT_RAGGED = True
+COL_VOUT_RAGGED_MAX_RED = {8: 16, 16: 16}
 # 8/16-bit columns of COL_VOUT outputs (a multiple of a word's) read as words, the lanes'
 # keys at once. H200, wgpu-native, 2026-11-25, % of copy, element loads -> words, same run
 # (bench/results/argreduce-colwords/h200-wgpu-cols.json): two-element columns (2, 4096,
@@ -344,6 +357,17 @@ COL_VOUT_RAGGED = False
 # Rows of 2 read as words, whole rows to a word, lost: float16 (8192, 4096, 2) over axis 2
 # 56 -> 43, uint8 62 -> 45, h200-wgpu-rows.json: they keep element loads.)
 COL_WORDS = True
+# ... COL_VOUT_WORDS of them a thread (two words) where read as words, from
+# COL_VOUT_WORDS_MIN_RED rows. H100, 2026-11-27, ArgMax GPU us, 4 -> 8 a thread (vector
+# stores both), wgpu-native, same runs (bench/results/argreduce-col-ragged/h100-wgpu-rg.json
+# "rg" -> "rg8", bench/results/argreduce-col-vstore/h100-wgpu-vs.json "vs" -> "vs8"): uint8
+# columns of 4 / 8 / 16 / 32 over 2^25 elements 36.4 -> 33.6 / 32.1 -> 28.0 / 30.6 -> 26.8 /
+# 28.9 -> 26.9, (16, 4096, 2048) over axis 0 95.3 -> 78.4 (Dawn 96.0 -> 81.5); float16
+# columns of 4 / 8 / 16 44.2 -> 43.3 / 39.6 -> 38.1 / 39.1 -> 37.5, (16, 4096, 2048) 126.0 ->
+# 116.1; but two-element columns slower (uint8 (2, 4096, 8192) over axis 0 85.0 -> 97.3,
+# float16 102.4 -> 109.2): from 4 rows.
+COL_VOUT_WORDS = {8: 8, 16: 8}
+COL_VOUT_WORDS_MIN_RED = 4
 # Column plans' COL_VOUT indices a thread stored as whole vectors of four words (two for two
 # words) where they are neighbours in the output (else a scalar store each, a warp's store a
 # word every 4 * COL_VOUT bytes). H100, 2026-11-27, ArgMax GPU us, scalar -> vector stores,
@@ -356,7 +380,7 @@ COL_WORDS = True
 # -> 137.9; int64 even; every other point within 2%. With 8 outputs a thread
 # (vectors too) the two-element columns lost (uint8 85.0 -> 97.3) but sixteen-element ones
 # gained (uint8 (16, 4096, 2048) over axis 0 95.3 -> 78.4, float16 126.0 -> 116.1): COL_VOUT
-# stays, longer columns measured next; 16 a thread lost everywhere.
+# stays, COL_VOUT_WORDS above takes longer columns; 16 a thread lost everywhere.
 COL_VSTORE = True
 # 8/16-bit column plans ("tilecol"): a thread per word of neighbouring outputs, TILECOL_WX
 # words side by side (a warp reads one row's 128 bytes), the rest of the workgroup's threads
@@ -792,6 +816,17 @@ TOPK_REGS_LONG_K1_MAX_N = 4096
 # Largest K it takes (K=128 over rows of 256/512/2048: 14.5/8.0/2.3 ms against the sort's
 # 4.3/4.9/6.7: the c^2 ranking of ~180 candidates):
 TOPK_ROWS_MAX_K = 32
+# ...and up to this K over rows the whole-row sort would take (at most TOPK_SORT_ROWS_MAX)
+# where they hold at least TOPK_ROWS_SORTED_MIN_N_PER_K x K. H100, wgpu-native, 2026-11-27,
+# 2^25 elements, GPU us sort -> rows, same run, torch.topk's time over ours after
+# (bench/results/topk-rows-k64/h100-wgpu-tk.json): float32 rows of 1000 K = 40 / 50 / 64
+# 1252 -> 550 / 1253 -> 586 / 1252 -> 666 (torch 0.97x -> 2.21x / 2.08x / 1.83x), over the
+# first axis 1388 -> 755 / 801 / 894; rows of 1024 alike; float16 rows of 1000 896 -> 529 /
+# 567 / 649 (torch 0.79x -> 1.33x / 1.24x / 1.09x); but rows of 512 (n / K 8 to 12.8):
+# float16 812 -> 956 / 1005 / 1166, float32 K = 64 1125 -> 1183; rows of 2048 and 4096
+# ("threshold" at K > 32) within -6% to +29%, not taken.
+TOPK_ROWS_SORTED_MAX_K = 64
+TOPK_ROWS_SORTED_MIN_N_PER_K = 14
 # ...but above K = SHORT_MAX_K rows shorter than MIN_N_PER_K x K go to the whole-row sort
 # (its ~1.4 K candidates ranked against each other cost the rows kernel (1.4 K)^2 per row).
 # H100, wgpu-native, 2^26 float16, GPU ms rows -> sort, last / first axis, float32 alike

@@ -1034,7 +1034,8 @@ def test_column_ragged_outputs(tuned, dtype, vout, vstore):
     and in the split pass; the plan asserted each time."""
     every = dict.fromkeys((8, 16, 32, 64), vout)
     tune = dict(COL_VOUT=every, COL_VOUT_RAGGED=True, COL_VSTORE=vstore, TILECOL_MIN_RED=64,
-                ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False)
+                ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False,
+                COL_VOUT_RAGGED_MAX_RED={}, COL_VOUT_WORDS={})
     d = tuned(**tune)
     rng = rng_for("ragged", dtype, vout, vstore)
     pw = 4 // min(4, np.dtype(dtype).itemsize)
@@ -1068,6 +1069,33 @@ def test_column_ragged_outputs(tuned, dtype, vout, vstore):
         op = compile_arg(d, dtype, x.shape, (0,))
         assert op.plan.notes["split"] > 1 and op.plan.notes["tally_merge"] is tally
         assert op.plan.steps[0].variables["ragged"], op.plan.notes
+        check(x, 0, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
+    # ragged only up to COL_VOUT_RAGGED_MAX_RED rows for the element bits
+    d = tuned(**dict(tune, COL_VOUT_RAGGED_MAX_RED={8: 16, 16: 16}))
+    bits = np.dtype(dtype).itemsize * 8
+    for n in (16, 17):
+        notes = compile_arg(d, dtype, (n, 2 * vout + 1), (0,)).plan.notes
+        assert notes["outputs_per_thread"] == (1 if n > 16 and bits <= 16 else vout), notes
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "uint16", "float32"])
+def test_column_words_outputs(tuned, dtype):
+    """8/16-bit columns read as words take COL_VOUT_WORDS outputs a thread from
+    COL_VOUT_WORDS_MIN_RED rows, COL_VOUT below that and where they are element loads
+    (a kept dim that is not whole words); other types keep COL_VOUT."""
+    d = tuned(COL_VOUT={8: 4, 16: 4, 32: 4, 64: 2}, COL_VOUT_WORDS={8: 8, 16: 8},
+              COL_VOUT_WORDS_MIN_RED=4, COL_VOUT_RAGGED=True, TILECOL_MIN_RED=64,
+              ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False)
+    rng = rng_for("col words vout", dtype)
+    narrow = np.dtype(dtype).itemsize < 4
+    for n, m, vout, words in ((4, 64, 8, True), (9, 40, 8, True), (3, 64, 4, True),
+                              (4, 66, 4 if dtype in ("uint8", "int8") else 8,
+                               dtype not in ("uint8", "int8"))):
+        x = random_values(rng, (n, m), dtype)
+        op = compile_arg(d, dtype, x.shape, (0,))
+        want = (vout, words) if narrow else (4, False)
+        got = (op.plan.notes["outputs_per_thread"], op.plan.steps[0].variables["col_words"])
+        assert got == want, (n, m, op.plan.notes)
         check(x, 0, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
 
 
@@ -1413,6 +1441,7 @@ def test_windows_staged_odd_rows(windowed_dev, dtype, monkeypatch):
     """Staged rows that are not whole words (ARG_STAGE_ODD), a word's worth of rows a unit,
     over an input of several windows; views starting a row and an element in."""
     monkeypatch.setattr(tuning, "ARG_STAGE_ODD", True)
+    monkeypatch.setattr(tuning, "ARG_STAGE_ODD_WORDS", {8: (3, 32), 16: (3, 32)})
     n = 7  # (3.5 / 1.75 words: a unit of 2 / 4 rows is 7 words)
     rows = 5 * windowed_dev.window_bytes // (n * np.dtype(dtype).itemsize) + 41
     x = stage_rows_input(rng_for("win-stage-odd", dtype), rows, n, dtype)
@@ -1612,11 +1641,12 @@ def test_staged_odd_rows(tuned, dtype):
     plan's variant asserted); off (the default), they take the other plans."""
     bits = np.dtype(dtype).itemsize * 8
     pw = 32 // bits
-    d = tuned(ARG_STAGE_ODD=True)
+    lo, hi = tuning.ARG_STAGE_ODD_WORDS[bits]  # (the defaults' range)
+    # (every length the kernel takes, whatever range the defaults stage)
+    every = dict(ARG_STAGE_ODD=True, ARG_STAGE_ODD_WORDS={8: (3, 32), 16: (3, 32)})
+    d = tuned(**every)
     rng = rng_for("staged odd rows", dtype)
-    lo, hi = tuning.ARG_STAGE_ODD_WORDS[bits]
-    lengths = (3, 5, 6, 7, 10, 13, 31) if pw == 4 else (3, 5, 7, 9, 15, 31)
-    for n in (n for n in lengths if lo <= n <= hi):
+    for n in (3, 5, 6, 7, 10, 13, 31) if pw == 4 else (3, 5, 7, 9, 15, 31):
         slots, _, wg, units = stage_layout(n)
         rows = 2 * units * pw + pw + 1  # (the last workgroup: a full unit and one row)
         op = compile_arg(d, dtype, (rows, n), (1,))
@@ -1631,10 +1661,15 @@ def test_staged_odd_rows(tuned, dtype):
         check_joined(d, op, x, pw, HALF)
         assert arg_notes(tuned(ARG_STAGE_ODD=False), dtype, x.shape, (1,))["strategy"] \
             != "stage"
-        d = tuned(ARG_STAGE_ODD=True)
-    # outside the range, or whole words: not this plan
-    longer = next(m for m in range(hi + 1, hi + 9) if m % pw)  # (not whole words)
+        d = tuned(**every)
+    # outside the range (the defaults' too), or whole words: not this plan
+    longer = next(m for m in range(33, 41) if m % pw)  # (not whole words)
     assert arg_notes(d, dtype, (64, longer), (1,))["strategy"] != "stage"
+    d = tuned(ARG_STAGE_ODD=True, ARG_STAGE_ODD_WORDS={bits: (lo, hi)})
+    for n in (lo - 1, lo, hi, hi + 1):
+        step = compile_arg(d, dtype, (64, n), (1,)).plan.steps[0]
+        odd = step.variables.get("odd_rows", False)
+        assert odd is (lo <= n <= hi and n % pw != 0), (n, lo, hi)
     assert not compile_arg(d, dtype, (64, 4 * pw), (1,)).plan.steps[0].variables["odd_rows"]
 
 

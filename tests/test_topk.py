@@ -577,6 +577,29 @@ def test_rows_short_large_k(tuned):
     check(x[:, :32], 8, -1, "increasing", strategy="rows", device=d)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint8", "int16"])
+def test_rows_sorted_range_k(tuned, dtype):
+    """K above TOPK_ROWS_MAX_K up to TOPK_ROWS_SORTED_MAX_K over rows the whole-row sort
+    would take (at most TOPK_SORT_ROWS_MAX) that hold TOPK_ROWS_SORTED_MIN_N_PER_K x K:
+    the rows kernel (its last rows' ties past the slots to the fallback), both directions,
+    the last axis and the first; larger K, shorter rows and longer ones keep their plans
+    ("wide", the sort, "threshold")."""
+    d = tuned(**NO_REGS)
+    rng = rng_for("rows sorted k", dtype)
+    n_per_k = tuning.TOPK_ROWS_SORTED_MIN_N_PER_K
+    for n, k in ((1000, 50), (1000, 64), (1024, 33), (n_per_k * 40, 40)):
+        x = rows_cases(rng, dtype, n, rows=5)
+        notes = check(x, k, -1, "decreasing", strategy="rows", device=d)
+        assert notes["buckets"] >= k and not notes["interleave"], notes
+        check(x, k, -1, "increasing", strategy="rows", device=d)
+        check(np.ascontiguousarray(x.T), k, 0, "decreasing", device=d)
+    x = rows_cases(rng, dtype, 1000, rows=3)
+    assert check(x, 65, -1, "decreasing", device=d)["strategy"] != "rows"  # K past it
+    check(x[:, :n_per_k * 40 - 1], 40, -1, "decreasing", strategy="sort", device=d)
+    check(rows_cases(rng, dtype, 2048, rows=3), 40, -1, "decreasing", strategy="threshold",
+          device=d)
+
+
 def test_rows_layouts(tuned):
     dev = tuned(**SHORT_ROWS)
     rng = rng_for("rows layouts")

@@ -605,8 +605,12 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
         n = min(n, chunk)
     elif k > tuning.TOPK_ROWS_MAX_K and not (
             interleave and k <= tuning.TOPK_ROWS_CHUNK_MAX_K
-            and n >= tuning.TOPK_ROWS_CHUNK_PER_K * pow2_ceil(k)):
-        return 0  # (rows of lanes long enough for K up to the chunks' run whole)
+            and n >= tuning.TOPK_ROWS_CHUNK_PER_K * pow2_ceil(k)) and not (
+            k <= tuning.TOPK_ROWS_SORTED_MAX_K and n <= tuning.TOPK_SORT_ROWS_MAX
+            and n >= tuning.TOPK_ROWS_SORTED_MIN_N_PER_K * k):
+        # (rows of lanes long enough for K up to the chunks' run whole; rows the whole-row
+        # sort would take, long enough for K up to TOPK_ROWS_SORTED_MAX_K, too)
+        return 0
     elif k > tuning.TOPK_ROWS_SHORT_MAX_K and n < tuning.TOPK_ROWS_MIN_N_PER_K * k:
         return 0  # short rows, large K: the whole-row sort ranks fewer pairs
     tpr = max(pow2_ceil(ceil_div(n, tuning.TOPK_ROWS_ELEMS)), pow2_ceil(2 * k))
