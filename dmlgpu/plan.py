@@ -200,16 +200,19 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # (one kept dim of any size: the last thread's outputs ragged, where COL_VOUT_RAGGED, up
     # to COL_VOUT_RAGGED_MAX_RED), read as whole words of neighbouring outputs where they are
     # 8/16-bit columns (the inner kept dim contiguous, every other stride whole words; the
-    # offset: when bound), COL_VOUT_WORDS of them from COL_VOUT_WORDS_MIN_RED rows
+    # offset: when bound), COL_VOUT_WORDS of them from COL_VOUT_WORDS_MIN_RED to _MAX_RED rows
     words_ok = (pw > 1 and tuning.COL_WORDS and bool(kept) and kept[-1].strides[0] == 1
                 and kept[-1].size % pw == 0
                 and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
+    # (both measured on ArgMax/ArgMin, not on Hardmax's one-hot columns)
     vout = tuning.COL_VOUT.get(dt.bits, 1)
-    if words_ok and n_red >= tuning.COL_VOUT_WORDS_MIN_RED:
+    if (words_ok and tuning.COL_VOUT_WORDS_MIN_RED <= n_red <= tuning.COL_VOUT_WORDS_MAX_RED
+            and sink == "index"):
         vout = tuning.COL_VOUT_WORDS.get(dt.bits, vout)
     ragged = bool(kept) and kept[-1].size % vout != 0
     if (strategy == "col" and len(reds) == 1 and kept and n_red <= tuning.COL_VOUT_MAX_RED
-            and (not ragged or (len(kept) == 1 and tuning.COL_VOUT_RAGGED and n_red
+            and (not ragged or (len(kept) == 1 and tuning.COL_VOUT_RAGGED and sink == "index"
+                                and n_red
                                 <= tuning.COL_VOUT_RAGGED_MAX_RED.get(dt.bits, n_red)))):
         threads = ceil_div(n_out, vout)
     else:

@@ -365,9 +365,13 @@ COL_WORDS = True
 # 28.9 -> 26.9, (16, 4096, 2048) over axis 0 95.3 -> 78.4 (Dawn 96.0 -> 81.5); float16
 # columns of 4 / 8 / 16 44.2 -> 43.3 / 39.6 -> 38.1 / 39.1 -> 37.5, (16, 4096, 2048) 126.0 ->
 # 116.1; but two-element columns slower (uint8 (2, 4096, 8192) over axis 0 85.0 -> 97.3,
-# float16 102.4 -> 109.2): from 4 rows.
+# float16 102.4 -> 109.2): from 4 rows. And columns of 50 slower (the surface's rows grid
+# with 8 a thread from 4 rows, h100-{wgpu,dawn}-rows-20261127b.json against -20261127.json,
+# % of a copy: uint8 (50, 671088) over axis 0 51 -> 47 / 53 -> 51, float16 61 -> 55 / 61 ->
+# 57; columns of 33 even): to 32 rows.
 COL_VOUT_WORDS = {8: 8, 16: 8}
 COL_VOUT_WORDS_MIN_RED = 4
+COL_VOUT_WORDS_MAX_RED = 32
 # Column plans' COL_VOUT indices a thread stored as whole vectors of four words (two for two
 # words) where they are neighbours in the output (else a scalar store each, a warp's store a
 # word every 4 * COL_VOUT bytes). H100, 2026-11-27, ArgMax GPU us, scalar -> vector stores,

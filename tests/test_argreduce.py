@@ -920,9 +920,9 @@ def test_column_outputs_per_thread(tuned, dtype, vout):
     indices; an innermost kept dim that is not a multiple of COL_VOUT keeps one output a
     thread (without COL_VOUT_RAGGED: test_column_ragged_outputs)."""
     every = dict.fromkeys((8, 16, 32, 64), vout)
+    # (vector stores and ragged threads: the tests below)
     d = tuned(COL_VOUT=every, TILECOL_MIN_RED=64, ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={},
-              COL_VOUT_RAGGED=False, COL_VSTORE=False,  # (vector stores: the test below)
-              ARG_STAGE_ODD=False)
+              COL_VOUT_WORDS={}, COL_VOUT_RAGGED=False, COL_VSTORE=False, ARG_STAGE_ODD=False)
     rng = rng_for("vout", dtype, vout)
     pw = 4 // min(4, np.dtype(dtype).itemsize)
     # (shape, axes, words where the outputs' columns fill them; rows stay element loads:
@@ -947,7 +947,8 @@ def test_column_outputs_per_thread(tuned, dtype, vout):
                                  (2,)))
     assert op.plan.notes["outputs_per_thread"] == 1
     check(x, 2, tensor=dg.asarray(x, device=d), combos=HALF)
-    d = tuned(COL_VOUT=every, TILECOL_MIN_RED=64, MIN_COL_CHUNK=4, COL_TARGET_THREADS=1 << 14)
+    d = tuned(COL_VOUT=every, COL_VOUT_WORDS={}, TILECOL_MIN_RED=64, MIN_COL_CHUNK=4,
+              COL_TARGET_THREADS=1 << 14)
     x = random_values(rng, (40, 64), dtype)  # 40 rows split into 10 runs, then merged
     op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, x.shape), dg.TensorDesc("uint32", (1, 64)),
                                  (0,)))
@@ -975,8 +976,8 @@ def test_column_vector_stores(tuned, dtype, vout):
     offsets that are not whole vectors take the scalar variant, strided outputs and a split
     with a merge none; every result exact, the variant asserted."""
     every = dict.fromkeys((8, 16, 32, 64), vout)
-    d = tuned(COL_VOUT=every, COL_VSTORE=True, TILECOL_MIN_RED=64, ROWS_TARGET_THREADS=1,
-              ARG_STAGE_WORDS={})
+    d = tuned(COL_VOUT=every, COL_VOUT_WORDS={}, COL_VSTORE=True, TILECOL_MIN_RED=64,
+              ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={})
     rng = rng_for("vstore", dtype, vout)
     seen = vstore_spy(d)
     for shape, axes in (((96, 8), (1,)), ((3, 40, 16), (0,)), ((5, 8, 16), (0,))):
@@ -1014,8 +1015,8 @@ def test_column_vector_stores(tuned, dtype, vout):
     x = random_values(rng, (2, 1200), dtype)  # (8-byte indices: 3 windows)
     check(x, 0, tensor=dg.asarray(x, device=d), combos=HALF, index_dtype="int64")
     assert set(seen) == {(True, min(4, 2 * vout))}, seen
-    d = tuned(COL_VOUT=every, COL_VSTORE=True, TILECOL_MIN_RED=64, MIN_COL_CHUNK=4,
-              COL_TARGET_THREADS=1 << 14)
+    d = tuned(COL_VOUT=every, COL_VOUT_WORDS={}, COL_VSTORE=True, TILECOL_MIN_RED=64,
+              MIN_COL_CHUNK=4, COL_TARGET_THREADS=1 << 14)
     x = random_values(rng, (40, 64), dtype)  # 40 rows split into 10 runs, then merged
     op = compile_arg(d, dtype, x.shape, (0,))
     assert op.plan.notes["split"] > 1 and not op.plan.steps[0].variables["vstore"]
@@ -1081,14 +1082,16 @@ def test_column_ragged_outputs(tuned, dtype, vout, vstore):
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "uint16", "float32"])
 def test_column_words_outputs(tuned, dtype):
     """8/16-bit columns read as words take COL_VOUT_WORDS outputs a thread from
-    COL_VOUT_WORDS_MIN_RED rows, COL_VOUT below that and where they are element loads
-    (a kept dim that is not whole words); other types keep COL_VOUT."""
+    COL_VOUT_WORDS_MIN_RED to COL_VOUT_WORDS_MAX_RED rows, COL_VOUT outside that and where
+    they are element loads (a kept dim that is not whole words); other types keep
+    COL_VOUT."""
     d = tuned(COL_VOUT={8: 4, 16: 4, 32: 4, 64: 2}, COL_VOUT_WORDS={8: 8, 16: 8},
               COL_VOUT_WORDS_MIN_RED=4, COL_VOUT_RAGGED=True, TILECOL_MIN_RED=64,
               ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False)
     rng = rng_for("col words vout", dtype)
     narrow = np.dtype(dtype).itemsize < 4
     for n, m, vout, words in ((4, 64, 8, True), (9, 40, 8, True), (3, 64, 4, True),
+                              (tuning.COL_VOUT_WORDS_MAX_RED + 1, 64, 4, True),
                               (4, 66, 4 if dtype in ("uint8", "int8") else 8,
                                dtype not in ("uint8", "int8"))):
         x = random_values(rng, (n, m), dtype)
@@ -1139,7 +1142,7 @@ def test_tally_merge(tuned, dtype, tally, batch):
               TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
               PACKED_ROW_CHUNK_WORDS=512, MIN_COL_CHUNK=16, ARG_TILECOL_MIN_ROWS=16,
               ARG_TILECOL_RUN_MIN_ROWS={},
-              COL_VOUT=dict.fromkeys((8, 16, 32, 64), 1))
+              COL_VOUT=dict.fromkeys((8, 16, 32, 64), 1), COL_VOUT_WORDS={})
     seen, batched = set(), set()
     for shape, axes, strategies in TALLY_CASES:
         op = compile_arg(d, dtype, shape, axes)

@@ -315,7 +315,7 @@ def test_steps_and_tuning_sweep_tools_run(capsys):
     # the rows grid, staged odd rows off and on (the default restored after)
     default = tuning.ARG_STAGE_ODD
     pts = sweep(impl, [["off", {"ARG_STAGE_ODD": False}], ["on", {"ARG_STAGE_ODD": True}]],
-                {"grid": "rows", "dtypes": ["uint8"], "lengths": [7], "elements": 7 << 12,
+                {"grid": "rows", "dtypes": ["uint8"], "lengths": [10], "elements": 10 << 12,
                  "torch": False})
     assert [(p["cfg"], p["axes"], p["status"]) for p in pts] == [
         ("off", [1], "ok"), ("off", [0], "ok"), ("on", [1], "ok"), ("on", [0], "ok")]

@@ -255,7 +255,8 @@ def test_views_strategy_matches_numpy(dev, dtype):
 # -- every plan: the planner's thresholds shrunk ------------------------------------------------
 # Under SMALL, tensors of a few thousand elements take every ArgMax/ArgMin plan: rows
 # shared by TPR threads, a workgroup per output, interleaved lanes, columns a thread per
-# output, several neighbouring outputs (COL_VOUT) or a word of outputs with row groups
+# output, several neighbouring outputs (COL_VOUT; the last thread's ragged, stored as
+# vectors) or a word of outputs with row groups
 # ("tilecol"), packed rows, short rows staged through workgroup memory (blocks of 64 words,
 # rows of any number of words, 8/16-bit rows not whole words), splits merged by a workgroup
 # or a thread per output (each the plan a large tensor of that layout gets), rows' partial
@@ -267,7 +268,8 @@ SMALL = dict(ROW_MIN_RED=64, HARDMAX_ROW_MIN_RED=16, MIN_ROW_CHUNK=64, MIN_COL_C
              MERGE_COL_MIN_OUT=16, PACKED_ROW_CHUNK_WORDS=16, PACKED_ROW_GROUPS=8, ROWS_BYTES=16,
              ARG_ROWS_BYTES={}, TILECOL_MIN_INNER_BITS=32, INTERLEAVE_BELOW_BITS=256,
              ARG_STAGE_BLOCK_WORDS=64, ARG_STAGE_MIN_WG=2, ARG_STAGE_ANY_WORDS=True,
-             ARG_STAGE_ODD=True, ROW_MASKED_TAIL=1 << 16, ROW_MASKED_TAIL_PACKED=True,
+             ARG_STAGE_ODD=True, ARG_STAGE_ODD_WORDS={8: (3, 32), 16: (3, 32)},
+             ROW_MASKED_TAIL=1 << 16, ROW_MASKED_TAIL_PACKED=True,
              ARG_MIN_FOLD=dict.fromkeys(("uint8", "int8", "uint16", "int16"),
                                         ("row", "lanes", "tilecol", "stage")))
 PLAN_DTYPES = ["uint8", "int8", "float16", "int16", "uint16", "float32", "int32", "int64"]
@@ -362,7 +364,8 @@ def test_small_tuning_reaches_every_plan():
                                    ("float32", (12, 12, 3), (0, 1)), ("float16", (40, 40), (0,)),
                                    ("float32", (40, 40), (0,)), ("float32", (70, 13), (0,)),
                                    ("uint8", (12, 12, 12, 12), (0, 2)),
-                                   ("float32", (40, 16), (1,)), ("uint8", (40, 7), (1,))):
+                                   ("float32", (40, 16), (1,)), ("uint8", (40, 7), (1,)),
+                                   ("float32", (3, 4098), (0,))):
             out = tuple(1 if i in axes else n for i, n in enumerate(shape))
             op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
                                          dg.TensorDesc("uint32", out), axes))
@@ -373,8 +376,12 @@ def test_small_tuning_reaches_every_plan():
             seen.add(("rows", 2 <= n["threads_per_row"] < tuning.REDUCE_WG))
             if n["strategy"] == "col":
                 seen.add(("outputs a thread", n["outputs_per_thread"] > 1))
+                v = op.plan.steps[0].variables
+                if n["outputs_per_thread"] > 1:
+                    seen |= {("ragged", v["ragged"]), ("vector stores", v["vstore"])}
             if n["strategy"] == "stage":
                 seen.add(("odd rows", op.plan.steps[0].variables["odd_rows"]))
     assert {"row", "col", "tilecol", "interleave", "stage", ("split", True), ("merge", "row"),
             ("merge", "col"), ("rows", True), ("outputs a thread", True),
-            ("outputs a thread", False), ("odd rows", True), ("odd rows", False)} <= seen, seen
+            ("outputs a thread", False), ("odd rows", True), ("odd rows", False),
+            ("ragged", True), ("ragged", False), ("vector stores", True)} <= seen, seen

@@ -50,7 +50,8 @@ NO_REGS = dict(TOPK_REGS=False)
 # K from 65 over rows up to 16384 to "sort"/"threshold" instead of "wide"
 NO_WIDE_FIRST = dict(TOPK_WIDE_FROM_K=1 << 30)
 # short rows (K <= 32) to "sort"/"threshold" instead, long ones not in chunks either
-NO_ROWS = dict(TOPK_ROWS_MAX_K=0, TOPK_ROWS_CHUNK_MAX_K=0, **NO_REGS, **NO_WIDE_FIRST)
+NO_ROWS = dict(TOPK_ROWS_MAX_K=0, TOPK_ROWS_SORTED_MAX_K=0, TOPK_ROWS_CHUNK_MAX_K=0,
+               **NO_REGS, **NO_WIDE_FIRST)
 # few long rows with K <= 32 to "threshold"/"candidates" instead of the rows kernel's chunks
 NO_CHUNKS = dict(TOPK_ROWS_CHUNK_BELOW_ROWS=0, TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED=0,
                  **NO_REGS, **NO_WIDE_FIRST)
@@ -1582,6 +1583,7 @@ def test_strided_outputs(dev, dtype, n, k):
 def test_windowed(windowed_dev, monkeypatch, shape, k, strategy):
     if strategy == "sort":  # (the desc differs from the "rows" case's: its direction)
         monkeypatch.setattr(tuning, "TOPK_ROWS_MAX_K", 0)
+        monkeypatch.setattr(tuning, "TOPK_ROWS_SORTED_MAX_K", 0)
     if strategy == "radix":
         monkeypatch.setattr(tuning, "TOPK_SELECT_CAP", RADIX_CAP)
     x = random_values(rng_for("windowed", shape), shape, "float32")
@@ -1609,6 +1611,7 @@ def small_grid_dev():
 def test_2d_grid(small_grid_dev, monkeypatch, shape, k, strategy):
     if strategy in ("sort", "threshold"):  # (shapes of their own: the device caches plans)
         monkeypatch.setattr(tuning, "TOPK_ROWS_MAX_K", 0)
+        monkeypatch.setattr(tuning, "TOPK_ROWS_SORTED_MAX_K", 0)
     if strategy == "candidates":
         for name, value in NO_CHUNKS.items():
             monkeypatch.setattr(tuning, name, value)
