@@ -483,6 +483,12 @@ def plot(result: dict, prefix: str) -> list[str]:
         elif grid == "nonzero":
             panels, cols, rows = [None], (lambda p: p["density"]), (lambda p: p["rank"])
             title, pick = (lambda a: "density x rank"), (lambda p, a: True)
+        elif grid == "rows":  # a row of the map per axis and op, a column per row length
+            panels, cols = [None], (lambda p: p["reduced"])
+
+            def rows(p):
+                return f"{'last' if p['axes'][0] == 1 else 'first'} axis {p['op']}"
+            title, pick = (lambda a: "row length x axis"), (lambda p, a: True)
         else:
             panels = [None]
             cols = lambda p: p["reduced"]  # noqa: E731
