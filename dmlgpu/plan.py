@@ -308,10 +308,14 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
         unroll = min(unroll, pow2_floor(max(1, n_red // pw // tpr)))
     if strategy == "row":
+        # (rows of whole tiles, every split's range too, keep the kernel without the tail's
+        # branch: a word-aligned view never takes it, one that is not takes the loop)
+        tile = tpr * unroll * (pw if packed else 1)
+        whole = n_red % tile == 0 and (split == 1 or chunk % tile == 0)
         first.update(tile_max=tuning.ROW_TILE_MAX, nan_by_tile=tuning.ROW_NAN_BY_TILE,
                      masked_tail=(tuning.ROW_MASKED_TAIL
                                   if not packed or tuning.ROW_MASKED_TAIL_PACKED else 0)
-                     if len(walked) == 1 else 0)
+                     if len(walked) == 1 and not whole else 0)
     walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)
     if strategy == "row" and not interleave and len(walked) > 1 and tuning.ROW_WALK:
         first.update(_walk(reds[-1].size // (pw if packed else 1), tpr, unroll,

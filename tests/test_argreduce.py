@@ -513,6 +513,21 @@ def test_row_tails(tuned, dtype, masked):
                                      dg.TensorDesc("uint32", (2, 1)), (1,)))
         assert op.plan.notes["split"] > 1 and op.plan.steps[0].variables["masked_tail"] == masked
         check(ref, 1, tensor=view, combos=HALF)
+    # rows of whole tiles (each split's range too): no tail, the kernel without its branch;
+    # the same rows starting mid-word have a partial word at each end, which the loop takes
+    d = tuned(ROW_MASKED_TAIL=masked, ROW_MASKED_TAIL_PACKED=True, TARGET_THREADS=1,
+              ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={})
+    x = random_values(rng, (9, 4096), dtype, ties=False, specials=False)
+    x[3, -1], x[4, -2] = info.max, info.min
+    op = compile_arg(d, dtype, x.shape, (1,))
+    var = op.plan.steps[0].variables
+    tile = var["tpr"] * var["unroll"] * (dtypes.lookup(dtype).per_word
+                                         if var["packed_rows"] else 1)
+    assert op.plan.notes["strategy"] == "row" and 4096 % tile == 0, op.plan.notes
+    assert var["masked_tail"] == 0, var
+    check(x, 1, tensor=dg.asarray(x, device=d), combos=HALF)
+    # (the same plan at an offset; 8/16-bit rows then start mid-word: a partial last word)
+    check(x, 1, tensor=at_offset(x, 1, d), combos=HALF)
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
