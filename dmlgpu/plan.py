@@ -204,20 +204,28 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     words_ok = (pw > 1 and tuning.COL_WORDS and bool(kept) and kept[-1].strides[0] == 1
                 and kept[-1].size % pw == 0
                 and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
-    # (both measured on ArgMax/ArgMin, not on Hardmax's one-hot columns)
+    # (both measured on ArgMax/ArgMin, not on Hardmax's one-hot columns); and where they are
+    # not whole words (an odd kept dim, a reduced stride no multiple of a word), each row's
+    # words joined at its own shift (COL_JOIN; COL_JOIN_VOUT a thread, up to COL_JOIN_MAX_RED)
+    join_ok = (pw > 1 and tuning.COL_JOIN and sink == "index" and not words_ok and bool(kept)
+               and kept[-1].strides[0] == 1 and len(reds) == 1)
     vout = tuning.COL_VOUT.get(dt.bits, 1)
     if (words_ok and tuning.COL_VOUT_WORDS_MIN_RED <= n_red <= tuning.COL_VOUT_WORDS_MAX_RED
             and sink == "index"):
         vout = tuning.COL_VOUT_WORDS.get(dt.bits, vout)
+    if join_ok:
+        vout = tuning.COL_JOIN_VOUT.get(dt.bits, vout)
     ragged = bool(kept) and kept[-1].size % vout != 0
-    if (strategy == "col" and len(reds) == 1 and kept and n_red <= tuning.COL_VOUT_MAX_RED
+    max_red = tuning.COL_JOIN_MAX_RED if join_ok else tuning.COL_VOUT_MAX_RED
+    ragged_red = n_red if join_ok else tuning.COL_VOUT_RAGGED_MAX_RED.get(dt.bits, n_red)
+    if (strategy == "col" and len(reds) == 1 and kept and n_red <= max_red
             and (not ragged or (len(kept) == 1 and tuning.COL_VOUT_RAGGED and sink == "index"
-                                and n_red
-                                <= tuning.COL_VOUT_RAGGED_MAX_RED.get(dt.bits, n_red)))):
+                                and n_red <= ragged_red))):
         threads = ceil_div(n_out, vout)
     else:
         vout, ragged = 1, False
     col_words = vout > 1 and vout % pw == 0 and words_ok
+    col_join = vout > 1 and vout % pw == 0 and join_ok
     # ... their indices stored as whole vectors where they are neighbours in the output (the
     # inner kept dim contiguous there, every other output stride whole vectors; the offset:
     # when bound), the result written by this pass (one split, no merge in the pass: below)
@@ -335,7 +343,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                  interleave=interleave, wg=wg, tpr=tpr, vout=vout,
                                  idx_words=idx_words, unroll=unroll,
                                  **(dict(cols=inner) if strategy == "lanes" else {}),
-                                 **(dict(col_words=col_words, vstore=vstore, ragged=ragged,
+                                 **(dict(col_words=col_words, col_join=col_join,
+                                         vstore=vstore, ragged=ragged,
                                          **(dict(dst_vec=vec_words) if vstore else {}))
                                     if vout > 1 else {})),
                   dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],

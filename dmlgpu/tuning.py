@@ -372,6 +372,15 @@ COL_WORDS = True
 COL_VOUT_WORDS = {8: 8, 16: 8}
 COL_VOUT_WORDS_MIN_RED = 4
 COL_VOUT_WORDS_MAX_RED = 32
+# 8/16-bit columns whose rows do not start on a word (an odd kept dim: (1500, 22369) float16
+# over axis 0) read as words too, each row's joined from one more load at its own shift,
+# COL_JOIN_VOUT outputs a thread, columns up to COL_JOIN_MAX_RED rows (split like the
+# others): built and tested, off until measured (such columns take a thread an output and
+# element loads: float16 columns of 1500 / uint8 of 5000 over 2^25 elements at 43 / 36% of
+# a copy, 0.96 / 1.21x torch.argmax; H100, surface/h100-wgpu-rows-20261127c.json).
+COL_JOIN = False
+COL_JOIN_VOUT = {8: 4, 16: 4}
+COL_JOIN_MAX_RED = 1 << 30
 # Column plans' COL_VOUT indices a thread stored as whole vectors of four words (two for two
 # words) where they are neighbours in the output (else a scalar store each, a warp's store a
 # word every 4 * COL_VOUT bytes). H100, 2026-11-27, ArgMax GPU us, scalar -> vector stores,

@@ -1117,6 +1117,51 @@ def test_column_words_outputs(tuned, dtype):
         check(x, 0, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
 
 
+@pytest.mark.parametrize("vout", [4, 8])
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "int16", "uint16"])
+def test_column_joined_words(tuned, dtype, vout):
+    """8/16-bit columns whose rows do not start on a word (tuning.COL_JOIN): an odd kept
+    dim, rows of a wider array, views at each place in a word, reversed rows (each row's
+    shift its own), short columns and long ones split (merged by a pass and in the split
+    pass), the last thread's outputs ragged, 64-bit indices, ties, NaN and extremes; the
+    plan asserted each time, off it takes element loads."""
+    tune = dict(COL_JOIN=True, COL_JOIN_VOUT={8: vout, 16: vout}, TILECOL_MIN_RED=1 << 20,
+                ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False)
+    d = tuned(**tune)
+    rng = rng_for("joined words", dtype, vout)
+    pw = 4 // np.dtype(dtype).itemsize
+
+    def joined(x, t, idx="uint32", combos=HALF):
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, t.shape, t.strides),
+                                     dg.TensorDesc(idx, (1,) + t.shape[1:]), (0,)))
+        v = op.plan.steps[0].variables
+        assert op.plan.notes["strategy"] == "col" and v["col_join"], op.plan.notes
+        assert op.plan.notes["outputs_per_thread"] == vout, op.plan.notes
+        check(x, 0, tensor=t, combos=combos, index_dtype=idx)
+        return op
+
+    for n, m in ((3, 8 * vout + 1), (7, 2 * vout + pw + 1), (70, 4 * vout + 3)):
+        x = random_values(rng, (n, m), dtype)
+        t = dg.asarray(x, device=d)
+        joined(x, t, combos=combos_for(dtype))
+        joined(x[::-1], t[::-1], idx="int64")  # (a negative row stride)
+        for off in range(1, pw):  # views at each place in a word
+            joined(x, at_offset(x, off, d))
+        wide = random_values(rng, (n, m + pw + 2), dtype)  # rows of a wider array
+        joined(wide[:, 1:m + 1], dg.asarray(wide, device=d)[:, 1:m + 1])
+    v = compile_arg(tuned(**dict(tune, COL_JOIN=False)), dtype, (3, 8 * vout + 1),
+                    (0,)).plan.steps[0].variables
+    assert not v.get("col_join") and not v.get("col_words"), v  # (element loads)
+    # a long column split: merged by a pass, then in the split pass
+    for tally in (False, True):
+        d = tuned(**tune, MIN_COL_CHUNK=4, COL_TARGET_THREADS=1 << 14, TALLY_MERGE=tally,
+                  TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"), TALLY_BITS=(8, 16, 32, 64),
+                  TALLY_MAX_PER_THREAD=1 << 20)
+        x = random_values(rng, (301, 4 * vout + 1), dtype)
+        op = joined(x, dg.asarray(x, device=d), combos=combos_for(dtype))
+        assert op.plan.notes["split"] > 1 and op.plan.notes["tally_merge"] is tally
+
+
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_split_reductions(dev, dtype):
     """Long rows with few outputs: several workgroups per output, then a merge pass."""
