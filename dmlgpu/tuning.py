@@ -372,15 +372,20 @@ COL_WORDS = True
 COL_VOUT_WORDS = {8: 8, 16: 8}
 COL_VOUT_WORDS_MIN_RED = 4
 COL_VOUT_WORDS_MAX_RED = 32
-# 8/16-bit columns whose rows do not start on a word (an odd kept dim: (1500, 22369) float16
+# 8/16-bit columns whose rows do not start on a word (an odd kept dim: (20, 1677721) float16
 # over axis 0) read as words too, each row's joined from one more load at its own shift,
-# COL_JOIN_VOUT outputs a thread, columns up to COL_JOIN_MAX_RED rows (split like the
-# others): built and tested, off until measured (such columns take a thread an output and
-# element loads: float16 columns of 1500 / uint8 of 5000 over 2^25 elements at 43 / 36% of
-# a copy, 0.96 / 1.21x torch.argmax; H100, surface/h100-wgpu-rows-20261127c.json).
-COL_JOIN = False
-COL_JOIN_VOUT = {8: 4, 16: 4}
-COL_JOIN_MAX_RED = 1 << 30
+# COL_JOIN_VOUT outputs a thread, columns up to COL_JOIN_MAX_RED rows (else element loads).
+# H100, 2026-11-27, ArgMax over 2^25 elements, GPU us, element loads -> joined words 4 / 8
+# a thread, wgpu-native (Dawn), the same runs (bench/results/argreduce-col-join/h100-{wgpu,
+# dawn}-jn.json): uint8 columns of 5 38.3 -> 37.0 / 34.5 (41.8 -> 36.1 at 8), of 10 35.8 ->
+# 34.5 / 31.9 (39.2 -> 33.8), of 12 35.4 -> 33.9 / 31.7, of 20 35.4 -> 34.5 / 32.9; float16
+# columns of 10 51.4 -> 44.8 / 43.0 (56.0 -> 46.8), of 20 51.8 -> 46.8 / 46.9 (54.7 ->
+# 50.0); but long columns slower (fewer threads, split more): uint8 columns of 257 / 1000 /
+# 5000 32.9 -> 42.6 / 33.9 -> 41.5 / 42.4 -> 53.6 at 4, float16 of 257 52.7 -> 55.4: to 32
+# rows (33 to 256 not measured; 32 the word columns' own bound, COL_VOUT_WORDS_MAX_RED).
+COL_JOIN = True
+COL_JOIN_VOUT = {8: 8, 16: 8}
+COL_JOIN_MAX_RED = 32
 # Column plans' COL_VOUT indices a thread stored as whole vectors of four words (two for two
 # words) where they are neighbours in the output (else a scalar store each, a warp's store a
 # word every 4 * COL_VOUT bytes). H100, 2026-11-27, ArgMax GPU us, scalar -> vector stores,

@@ -1051,7 +1051,7 @@ def test_column_ragged_outputs(tuned, dtype, vout, vstore):
     every = dict.fromkeys((8, 16, 32, 64), vout)
     tune = dict(COL_VOUT=every, COL_VOUT_RAGGED=True, COL_VSTORE=vstore, TILECOL_MIN_RED=64,
                 ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False,
-                COL_VOUT_RAGGED_MAX_RED={}, COL_VOUT_WORDS={})
+                COL_VOUT_RAGGED_MAX_RED={}, COL_VOUT_WORDS={}, COL_JOIN=False)
     d = tuned(**tune)
     rng = rng_for("ragged", dtype, vout, vstore)
     pw = 4 // min(4, np.dtype(dtype).itemsize)
@@ -1101,7 +1101,7 @@ def test_column_words_outputs(tuned, dtype):
     they are element loads (a kept dim that is not whole words); other types keep
     COL_VOUT."""
     d = tuned(COL_VOUT={8: 4, 16: 4, 32: 4, 64: 2}, COL_VOUT_WORDS={8: 8, 16: 8},
-              COL_VOUT_WORDS_MIN_RED=4, COL_VOUT_RAGGED=True, TILECOL_MIN_RED=64,
+              COL_VOUT_WORDS_MIN_RED=4, COL_VOUT_RAGGED=True, COL_JOIN=False, TILECOL_MIN_RED=64,
               ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False)
     rng = rng_for("col words vout", dtype)
     narrow = np.dtype(dtype).itemsize < 4
@@ -1125,8 +1125,9 @@ def test_column_joined_words(tuned, dtype, vout):
     shift its own), short columns and long ones split (merged by a pass and in the split
     pass), the last thread's outputs ragged, 64-bit indices, ties, NaN and extremes; the
     plan asserted each time, off it takes element loads."""
-    tune = dict(COL_JOIN=True, COL_JOIN_VOUT={8: vout, 16: vout}, TILECOL_MIN_RED=1 << 20,
-                ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False)
+    tune = dict(COL_JOIN=True, COL_JOIN_VOUT={8: vout, 16: vout}, COL_JOIN_MAX_RED=1 << 30,
+                TILECOL_MIN_RED=1 << 20, ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={},
+                ARG_STAGE_ODD=False)
     d = tuned(**tune)
     rng = rng_for("joined words", dtype, vout)
     pw = 4 // np.dtype(dtype).itemsize
@@ -1152,6 +1153,10 @@ def test_column_joined_words(tuned, dtype, vout):
     v = compile_arg(tuned(**dict(tune, COL_JOIN=False)), dtype, (3, 8 * vout + 1),
                     (0,)).plan.steps[0].variables
     assert not v.get("col_join") and not v.get("col_words"), v  # (element loads)
+    for n in (32, 33):  # columns up to COL_JOIN_MAX_RED rows
+        v = compile_arg(tuned(**dict(tune, COL_JOIN_MAX_RED=32)), dtype, (n, 8 * vout + 1),
+                        (0,)).plan.steps[0].variables
+        assert bool(v.get("col_join")) is (n <= 32), (n, v)
     # a long column split: merged by a pass, then in the split pass
     for tally in (False, True):
         d = tuned(**tune, MIN_COL_CHUNK=4, COL_TARGET_THREADS=1 << 14, TALLY_MERGE=tally,

@@ -256,7 +256,7 @@ def test_views_strategy_matches_numpy(dev, dtype):
 # Under SMALL, tensors of a few thousand elements take every ArgMax/ArgMin plan: rows
 # shared by TPR threads, a workgroup per output, interleaved lanes, columns a thread per
 # output, several neighbouring outputs (COL_VOUT; the last thread's ragged, stored as
-# vectors) or a word of outputs with row groups
+# vectors, rows not on a word joined) or a word of outputs with row groups
 # ("tilecol"), packed rows, short rows staged through workgroup memory (blocks of 64 words,
 # rows of any number of words, 8/16-bit rows not whole words), splits merged by a workgroup
 # or a thread per output (each the plan a large tensor of that layout gets), rows' partial
@@ -365,7 +365,7 @@ def test_small_tuning_reaches_every_plan():
                                    ("float32", (40, 40), (0,)), ("float32", (70, 13), (0,)),
                                    ("uint8", (12, 12, 12, 12), (0, 2)),
                                    ("float32", (40, 16), (1,)), ("uint8", (40, 7), (1,)),
-                                   ("float32", (3, 4098), (0,))):
+                                   ("float32", (3, 4098), (0,)), ("uint8", (5, 4099), (0,))):
             out = tuple(1 if i in axes else n for i, n in enumerate(shape))
             op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
                                          dg.TensorDesc("uint32", out), axes))
@@ -378,10 +378,12 @@ def test_small_tuning_reaches_every_plan():
                 seen.add(("outputs a thread", n["outputs_per_thread"] > 1))
                 v = op.plan.steps[0].variables
                 if n["outputs_per_thread"] > 1:
-                    seen |= {("ragged", v["ragged"]), ("vector stores", v["vstore"])}
+                    seen |= {("ragged", v["ragged"]), ("vector stores", v["vstore"]),
+                             ("joined words", v["col_join"])}
             if n["strategy"] == "stage":
                 seen.add(("odd rows", op.plan.steps[0].variables["odd_rows"]))
     assert {"row", "col", "tilecol", "interleave", "stage", ("split", True), ("merge", "row"),
             ("merge", "col"), ("rows", True), ("outputs a thread", True),
             ("outputs a thread", False), ("odd rows", True), ("odd rows", False),
-            ("ragged", True), ("ragged", False), ("vector stores", True)} <= seen, seen
+            ("ragged", True), ("ragged", False), ("vector stores", True),
+            ("joined words", True)} <= seen, seen
