@@ -344,7 +344,8 @@ COL_VOUT_MAX_RED = 64
 # 3 94.3 -> 43.0 / 95.2 -> 46.2, of 12 68.7 -> 35.5 (0.78 -> 1.52x); int64 even (two a
 # thread: the kept dims of these shapes are even). But 8/16-bit columns of 20 (element
 # loads: an odd kept dim) slower, uint8 35.2 -> 36.4 / 37.8 -> 40.3, float16 52.1 -> 53.3 /
-# 54.2 -> 58.0: they keep a thread an output from 17 rows.
+# 54.2 -> 58.0: they keep a thread an output from 17 rows (those read as joined words,
+# COL_JOIN below, are ragged at any length they take).
 COL_VOUT_RAGGED = True
 COL_VOUT_RAGGED_MAX_RED = {8: 16, 16: 16}
 # 8/16-bit columns of COL_VOUT outputs (a multiple of a word's) read as words, the lanes'
