@@ -163,12 +163,18 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # 8/16-bit columns ("tilecol"): a thread per word of neighbouring outputs (the innermost
     # kept dim contiguous and whole words, every other stride whole words), several row
     # groups per workgroup over the reduced range
-    tilecol = ((strategy == "col" or (interleave and sink == "index")) and pw > 1
-               and tuning.TILECOL and n_red >= tuning.TILECOL_MIN_RED
-               and kept_contig and kept[-1].strides[0] == 1
-               and kept[-1].size % pw == 0
-               and kept[-1].size * dt.bits >= tuning.TILECOL_MIN_INNER_BITS
+    tilecol_ok = ((strategy == "col" or (interleave and sink == "index")) and pw > 1
+                  and tuning.TILECOL and n_red >= tuning.TILECOL_MIN_RED
+                  and kept_contig and kept[-1].strides[0] == 1
+                  and kept[-1].size * dt.bits >= tuning.TILECOL_MIN_INNER_BITS)
+    tilecol = (tilecol_ok and kept[-1].size % pw == 0
                and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
+    # ... and where the rows do not start on a word (an odd kept dim, a reduced stride no
+    # multiple of a word): one kept dim and one reduced dim, each row's words joined at its
+    # own shift, the last word's outputs ragged (TILECOL_JOIN; ArgMax/ArgMin)
+    row_join = (tilecol_ok and not tilecol and tuning.TILECOL_JOIN and sink == "index"
+                and len(kept) == 1 and len(reds) == 1)
+    tilecol = tilecol or row_join
     # ... and short runs under the innermost kept dim ((n, m, 2) uint8 over n and the 2): a
     # word holds the runs of pw / run neighbouring outputs; the kernel walks the reduced
     # dims above the run, `run` lanes of a word per output
@@ -183,8 +189,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     tilecol = tilecol or run_words
     ry = 1
     if tilecol:
-        n_words = n_out * wrun // pw
-        inner_words = kept[-1].size * wrun // pw
+        n_words = ceil_div(n_out * wrun, pw)
+        inner_words = ceil_div(kept[-1].size * wrun, pw)
         wx_min = min(tuning.TILECOL_WX, pow2_ceil(inner_words))
         min_rows = tuning.TILECOL_MIN_ROWS
         if sink == "index":  # ArgMax/ArgMin (Hardmax keeps the general figure)
@@ -307,7 +313,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     first = dict(common, multi_red=len(walked) > 1, red2=len(walked) == 2, walk="carry",
                  min_fold=_min_fold(op, dt, strategy))
     if tilecol:
-        first["run"] = wrun
+        first.update(run=wrun, row_join=row_join)
     unroll = tuning.REDUCE_UNROLL
     if strategy == "lanes":  # (a tile no longer than a block's words, as packed rows)
         unroll = min(unroll, pow2_floor(max(1, block_words // tpr)))

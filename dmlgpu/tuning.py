@@ -387,6 +387,13 @@ COL_VOUT_WORDS_MAX_RED = 32
 COL_JOIN = True
 COL_JOIN_VOUT = {8: 8, 16: 8}
 COL_JOIN_MAX_RED = 32
+# ... and longer ones as tile columns ("tilecol") whose rows' words are joined at each
+# row's shift (one kept dim and one reduced dim; the last word's outputs ragged): built and
+# tested, off until measured (such columns take a thread an output and element loads:
+# uint8 columns of 257 / 1000 / 5000 over 2^25 elements at 44 / 41 / 36% of a copy,
+# float16 columns of 1500 at 43% and 0.96x torch.argmax; H100,
+# surface/h100-wgpu-rows-20261127c.json).
+TILECOL_JOIN = False
 # Column plans' COL_VOUT indices a thread stored as whole vectors of four words (two for two
 # words) where they are neighbours in the output (else a scalar store each, a warp's store a
 # word every 4 * COL_VOUT bytes). H100, 2026-11-27, ArgMax GPU us, scalar -> vector stores,

@@ -1167,6 +1167,57 @@ def test_column_joined_words(tuned, dtype, vout):
         assert op.plan.notes["split"] > 1 and op.plan.notes["tally_merge"] is tally
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "int16", "uint16"])
+def test_tile_columns_joined_rows(tuned, dtype):
+    """Tile columns over rows that do not start on a word (tuning.TILECOL_JOIN): an odd
+    kept dim (the last word's outputs ragged), rows of a wider array, reversed rows, views
+    at each place in a word; one row group and several, splits merged by a pass and in the
+    split pass; ties, NaN, extremes, both ops and directions, 64-bit indices; the plan
+    asserted each time, off it keeps element loads."""
+    tune = dict(TILECOL_JOIN=True, ARG_TILECOL_MIN_ROWS=4, TILECOL_MIN_ROWS=4,
+                TILECOL_MIN_RED=16, COL_JOIN=False)
+    d = tuned(**tune)
+    rng = rng_for("tile columns joined", dtype)
+    pw = 4 // np.dtype(dtype).itemsize
+
+    def joined(x, t, idx="uint32", combos=HALF, ry=None):
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, t.shape, t.strides),
+                                     dg.TensorDesc(idx, (1,) + t.shape[1:]), (0,)))
+        v = op.plan.steps[0].variables
+        assert op.plan.notes["strategy"] == "tilecol" and v["row_join"], op.plan.notes
+        if ry is not None:
+            assert (v["ry"] > 1) is ry, op.plan.notes
+        check(x, 0, tensor=t, combos=combos, index_dtype=idx)
+        return op
+
+    for n, m, ry in ((20, 8 * pw + 1, False), (300, 37, True), (130, 8 * pw + pw + 1, True)):
+        # (one row group: at least 16 rows each)
+        d = tuned(**dict(tune, ARG_TILECOL_MIN_ROWS=4 if ry else 16))
+        x = random_values(rng, (n, m), dtype)
+        t = dg.asarray(x, device=d)
+        joined(x, t, combos=combos_for(dtype), ry=ry)
+        joined(x[::-1], t[::-1], idx="int64")  # (a negative row stride)
+        for off in range(1, pw):  # views at each place in a word
+            joined(x, at_offset(x, off, d))
+        wide = random_values(rng, (n, m + pw + 2), dtype)  # rows of a wider array
+        joined(wide[:, 1:m + 1], dg.asarray(wide, device=d)[:, 1:m + 1])
+        # out= inside a larger buffer: the last word's lanes past the outputs not stored
+        flat = dg.asarray(np.full(m + 9, 77, np.uint32), device=d)
+        got = dg.argmin(t, 0, out=flat[4:4 + m].reshape(1, m))
+        assert_same(got, arg_reference(x, (0,), "min", False, "uint32"))
+        rest = flat.numpy()
+        assert (rest[:4] == 77).all() and (rest[4 + m:] == 77).all(), rest
+    off = tuned(**dict(tune, TILECOL_JOIN=False))
+    assert arg_notes(off, dtype, (300, 37), (0,))["strategy"] == "col"
+    for tally in (False, True):  # a long column split: merged by a pass, in the split pass
+        d = tuned(**tune, COL_TARGET_THREADS=1 << 14, TARGET_THREADS=1 << 14,
+                  TALLY_MERGE=tally, TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
+                  TALLY_BITS=(8, 16, 32, 64), TALLY_MAX_PER_THREAD=1 << 20)
+        x = random_values(rng, (2001, 45), dtype)
+        op = joined(x, dg.asarray(x, device=d), combos=combos_for(dtype))
+        assert op.plan.notes["split"] > 1 and op.plan.notes["tally_merge"] is tally
+
+
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_split_reductions(dev, dtype):
     """Long rows with few outputs: several workgroups per output, then a merge pass."""
