@@ -214,7 +214,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # not whole words (an odd kept dim, a reduced stride no multiple of a word), each row's
     # words joined at its own shift (COL_JOIN; COL_JOIN_VOUT a thread, up to COL_JOIN_MAX_RED)
     join_ok = (pw > 1 and tuning.COL_JOIN and sink == "index" and not words_ok and bool(kept)
-               and kept[-1].strides[0] == 1 and len(reds) == 1)
+               and kept[-1].strides[0] == 1 and len(reds) == 1
+               and n_red <= tuning.COL_JOIN_MAX_RED)
     vout = tuning.COL_VOUT.get(dt.bits, 1)
     if (words_ok and tuning.COL_VOUT_WORDS_MIN_RED <= n_red <= tuning.COL_VOUT_WORDS_MAX_RED
             and sink == "index"):
@@ -222,7 +223,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if join_ok:
         vout = tuning.COL_JOIN_VOUT.get(dt.bits, vout)
     ragged = bool(kept) and kept[-1].size % vout != 0
-    max_red = tuning.COL_JOIN_MAX_RED if join_ok else tuning.COL_VOUT_MAX_RED
+    max_red = max(tuning.COL_JOIN_MAX_RED, tuning.COL_VOUT_MAX_RED) if join_ok \
+        else tuning.COL_VOUT_MAX_RED
     ragged_red = n_red if join_ok else tuning.COL_VOUT_RAGGED_MAX_RED.get(dt.bits, n_red)
     if (strategy == "col" and len(reds) == 1 and kept and n_red <= max_red
             and (not ragged or (len(kept) == 1 and tuning.COL_VOUT_RAGGED and sink == "index"

@@ -1157,6 +1157,11 @@ def test_column_joined_words(tuned, dtype, vout):
         v = compile_arg(tuned(**dict(tune, COL_JOIN_MAX_RED=32)), dtype, (n, 8 * vout + 1),
                         (0,)).plan.steps[0].variables
         assert bool(v.get("col_join")) is (n <= 32), (n, v)
+    # past it, rows of a wider array keep COL_VOUT element loads (not a thread an output)
+    op = tuned(**dict(tune, COL_JOIN_MAX_RED=32)).compile(dg.ArgMaxDesc(
+        dg.TensorDesc(dtype, (40, 64), (65, 1)), dg.TensorDesc("uint32", (1, 64)), (0,)))
+    assert op.plan.notes["outputs_per_thread"] == tuning.COL_VOUT[8 * np.dtype(dtype).itemsize]
+    assert not op.plan.steps[0].variables["col_join"]
     # a long column split: merged by a pass, then in the split pass
     for tally in (False, True):
         d = tuned(**tune, MIN_COL_CHUNK=4, COL_TARGET_THREADS=1 << 14, TALLY_MERGE=tally,
