@@ -163,12 +163,14 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # 8/16-bit columns ("tilecol"): a thread per word of neighbouring outputs (the innermost
     # kept dim contiguous and whole words, every other stride whole words), several row
     # groups per workgroup over the reduced range
+    # (the inner kept dim whole words, every other stride whole words: rows start on words)
+    whole_words = (bool(kept) and kept[-1].size % pw == 0
+                   and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
     tilecol_ok = ((strategy == "col" or (interleave and sink == "index")) and pw > 1
                   and tuning.TILECOL and n_red >= tuning.TILECOL_MIN_RED
                   and kept_contig and kept[-1].strides[0] == 1
                   and kept[-1].size * dt.bits >= tuning.TILECOL_MIN_INNER_BITS)
-    tilecol = (tilecol_ok and kept[-1].size % pw == 0
-               and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
+    tilecol = tilecol_ok and whole_words
     # ... and where the rows do not start on a word (an odd kept dim, a reduced stride no
     # multiple of a word): one kept dim and one reduced dim, each row's words joined at its
     # own shift, the last word's outputs ragged (TILECOL_JOIN; ArgMax/ArgMin)
@@ -207,9 +209,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # to COL_VOUT_RAGGED_MAX_RED), read as whole words of neighbouring outputs where they are
     # 8/16-bit columns (the inner kept dim contiguous, every other stride whole words; the
     # offset: when bound), COL_VOUT_WORDS of them from COL_VOUT_WORDS_MIN_RED to _MAX_RED rows
-    words_ok = (pw > 1 and tuning.COL_WORDS and bool(kept) and kept[-1].strides[0] == 1
-                and kept[-1].size % pw == 0
-                and all(d.strides[0] % pw == 0 for d in (*kept[:-1], *reds)))
+    words_ok = pw > 1 and tuning.COL_WORDS and whole_words and kept[-1].strides[0] == 1
     # (both measured on ArgMax/ArgMin, not on Hardmax's one-hot columns); and where they are
     # not whole words (an odd kept dim, a reduced stride no multiple of a word), each row's
     # words joined at its own shift (COL_JOIN; COL_JOIN_VOUT a thread, up to COL_JOIN_MAX_RED)

@@ -971,15 +971,21 @@ def test_column_outputs_per_thread(tuned, dtype, vout):
     check(x, 0, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
 
 
-def vstore_spy(d) -> list:
-    """The (vstore, dst_vec) of every argreduce pipeline `d` is asked for from now on."""
+def spy_variables(d, pick) -> list:
+    """pick(variables) of every pipeline `d` is asked for from now on (until
+    `del d.pipelines.get`)."""
     seen, get = [], d.pipelines.get
 
     def spy(template, **variables):
-        seen.append((variables.get("vstore"), variables.get("dst_vec", 1)))
+        seen.append(pick(variables))
         return get(template, **variables)
     d.pipelines.get = spy
     return seen
+
+
+def vstore_spy(d) -> list:
+    """The (vstore, dst_vec) of every argreduce pipeline `d` is asked for from now on."""
+    return spy_variables(d, lambda v: (v.get("vstore"), v.get("dst_vec", 1)))
 
 
 @pytest.mark.parametrize("vout", [2, 4, 8])
@@ -1675,12 +1681,7 @@ def check_joined(d, op, x: np.ndarray, pw: int, combos) -> None:
     if pw == 1:
         return
     assert op.plan.steps[0].mid_word == {"joined": True}
-    seen, get = [], d.pipelines.get
-
-    def spy(template, **variables):
-        seen.append(variables.get("joined"))
-        return get(template, **variables)
-    d.pipelines.get = spy
+    seen = spy_variables(d, lambda v: v.get("joined"))
     try:
         for off in range(1, pw):
             check(x, 1, tensor=at_offset(x, off, d), combos=combos)
