@@ -16,6 +16,8 @@ from .sizes import ceil_div, pow2_ceil, pow2_floor
 # Bindings start at multiples of this (it is >= every adapter's min storage offset alignment
 # and a multiple of 8, so no 64-bit element straddles two windows).
 WINDOW_ALIGN = 256
+# Words a vector load reads (vec4<u32>, WGSL's widest vector: 16 bytes).
+VEC_WORDS = 4
 
 
 @dataclass
@@ -36,6 +38,10 @@ class Step:
     # (elements, variables): its variant for an output whose offset is not a multiple of
     # `elements` (checked when bound): its vector stores need one
     out_align: tuple | None = None
+    # (elements, variables): its variant for an input whose offset is not a multiple of
+    # `elements` or that takes several bindings (checked when bound): its vector loads need
+    # one binding of vectors and rows that start on a vector
+    in_align: tuple | None = None
     # binds the device's tally buffer last (runtime.device.Device.tally_block): the
     # counters and partials of the merge in the split pass, zero between dispatches
     tally: bool = False
@@ -173,8 +179,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     tilecol = tilecol_ok and whole_words
     # ... and where the rows do not start on a word (an odd kept dim, a reduced stride no
     # multiple of a word): one kept dim and one reduced dim, each row's words joined at its
-    # own shift, the last word's outputs ragged (TILECOL_JOIN; ArgMax/ArgMin)
-    row_join = (tilecol_ok and not tilecol and tuning.TILECOL_JOIN and sink == "index"
+    # own shift, the last word's outputs ragged (TILECOL_JOIN rows at least; ArgMax/ArgMin)
+    row_join = (tilecol_ok and not tilecol and sink == "index"
+                and n_red >= tuning.TILECOL_JOIN.get(dt.bits, 1 << 32)
                 and len(kept) == 1 and len(reds) == 1)
     tilecol = tilecol or row_join
     # ... and short runs under the innermost kept dim ((n, m, 2) uint8 over n and the 2): a
@@ -332,6 +339,14 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                      masked_tail=(tuning.ROW_MASKED_TAIL
                                   if not packed or tuning.ROW_MASKED_TAIL_PACKED else 0)
                      if len(walked) == 1 and not whole else 0)
+    # ... contiguous 8/16-bit rows of whole vectors of words (16 bytes), each starting on
+    # one, read a vector a load (ROW_VLOAD, ArgMax/ArgMin; the offset: when bound)
+    vload = (strategy == "row" and packed and not interleave and len(walked) == 1
+             and sink == "index" and tuning.ROW_VLOAD.get(dt.bits, False)
+             and unroll % VEC_WORDS == 0 and n_red % (VEC_WORDS * pw) == 0
+             and all(d.strides[0] % (VEC_WORDS * pw) == 0 for d in kept))
+    if strategy == "row" and packed:
+        first.update(src_vec=VEC_WORDS if vload else 1)
     walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)
     if strategy == "row" and not interleave and len(walked) > 1 and tuning.ROW_WALK:
         first.update(_walk(reds[-1].size // (pw if packed else 1), tpr, unroll,
@@ -362,7 +377,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                   mid_word=(dict(packed_rows=False, **walk_mid) if packed and len(reds) > 1 else
                             dict(col_words=False) if col_words else None),
                   tally=tally_words > 0,
-                  out_align=(vec_elems, dict(vstore=False, dst_vec=1)) if vstore else None)]
+                  out_align=(vec_elems, dict(vstore=False, dst_vec=1)) if vstore else None,
+                  in_align=(VEC_WORDS * pw, dict(src_vec=1)) if vload else None)]
     partial_bytes = 0
     if split > 1 and not in_pass:
         partial_bytes = n_out * split * (dt.key_words + 1) * 4

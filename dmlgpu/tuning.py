@@ -167,6 +167,20 @@ ROW_MASKED_TAIL = 4
 # 22.7); 15 / 14 of 32 points faster by more than 2%, one slower (that uint8 point on
 # wgpu-native, 2.4%), the column points unchanged (their plans do not take it).
 ROW_MASKED_TAIL_PACKED = True
+# ArgMax/ArgMin's contiguous 8/16-bit rows (one reduced dim) whose rows are whole vectors
+# of four words, each starting on one: a thread loads a vector of four neighbouring words
+# at once, the threads of a row side by side (by element bits; else a word a load, the
+# row's TPR threads reading TPR neighbouring words, a sector's part per row and load).
+# H100, 2026-11-27, ArgMax/ArgMin GPU us, word -> vector loads, wgpu-native / Dawn, same runs
+# (bench/results/argreduce-vload/h100-{wgpu,dawn}-vl.json; `python ../argreduce-col-vstore/
+# table.py FILE off,vl,vl_rb,off2`): uint8 rows of 512 (TPR 4) 60.6 -> 57.3 / 64.3 -> 59.5
+# (78 -> 83% / 77 -> 83% of a copy), of 256 61.0 -> 56.4 / 64.9 -> 59.9, of 1024 58.0 ->
+# 55.8 / 61.9 -> 57.6; float16 rows of 512 105.7 -> 100.7 / 110.0 -> 104.5, of 256 104.9 ->
+# 100.5 / 110.1 -> 104.2, of 2048 100.7 -> 98.4; rows of 2^18 and 2^27 elements (a
+# workgroup a row, split) 1-3% faster; (2, 4096, 8192) over axis 2 and (1, 2) within a
+# point either way. With twice ARG_ROWS_BYTES ("vl_rb") uint8 rows of 2048 gained (55.1 ->
+# 53.2) but rows of 1024 lost (55.8 -> 57.0): ARG_ROWS_BYTES stays.
+ROW_VLOAD = {8: True, 16: True}
 # (The tree over a row's threads stays in workgroup memory. By subgroup reductions, two
 # barriers instead of one a halving, rows of a workgroup each: H200, wgpu-native,
 # 2026-11-25, 32 row points of float32 / float16 / uint8 / int64 within -2.3% to +4.0%,
@@ -388,12 +402,15 @@ COL_JOIN = True
 COL_JOIN_VOUT = {8: 8, 16: 8}
 COL_JOIN_MAX_RED = 32
 # ... and longer ones as tile columns ("tilecol") whose rows' words are joined at each
-# row's shift (one kept dim and one reduced dim; the last word's outputs ragged): built and
-# tested, off until measured (such columns take a thread an output and element loads:
-# uint8 columns of 257 / 1000 / 5000 over 2^25 elements at 44 / 41 / 36% of a copy,
-# float16 columns of 1500 at 43% and 0.96x torch.argmax; H100,
-# surface/h100-wgpu-rows-20261127c.json).
-TILECOL_JOIN = False
+# row's shift (one kept dim and one reduced dim; the last word's outputs ragged), by element
+# bits, from this many rows (else a thread an output and element loads). H100, wgpu-native,
+# 2026-11-27, ArgMax over 2^25 elements, GPU us, element loads -> joined tile columns, same
+# run (bench/results/argreduce-tilecol-join/h100-wgpu-tj.json, `python ../argreduce-col-vstore/
+# table.py FILE off,tj,off2`): uint8 columns of 1000 33.5 -> 29.8 (42 -> 47% of a copy), of
+# 1500 35.0 -> 31.7, of 5000 40.2 -> 28.9 (35 -> 48%), but of 257 32.9 -> 36.4; float16
+# columns of 257 53.1 -> 54.5, of 1000 even, of 1500 58.6 -> 68.6, of 5000 41.8 -> 42.4:
+# not taken. (Dawn not measured.)
+TILECOL_JOIN = {8: 1000}
 # Column plans' COL_VOUT indices a thread stored as whole vectors of four words (two for two
 # words) where they are neighbours in the output (else a scalar store each, a warp's store a
 # word every 4 * COL_VOUT bytes). H100, 2026-11-27, ArgMax GPU us, scalar -> vector stores,

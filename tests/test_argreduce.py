@@ -530,6 +530,91 @@ def test_row_tails(tuned, dtype, masked):
     check(x, 1, tensor=at_offset(x, 1, d), combos=HALF)
 
 
+@pytest.mark.parametrize("dtype", PACKED)
+def test_row_vector_loads(tuned, dtype):
+    """Packed 8/16-bit rows of whole vectors of four words, each starting on one, read a
+    vector a load (tuning.ROW_VLOAD): rows of a few threads each and rows of a workgroup,
+    whole tiles and a last tile taken whole (its vectors clamped), long rows split; the
+    winner at each place of the last vectors, ties, NaN, extremes; views at an offset that
+    is a whole vector (vector loads), whole words or mid-word (word loads, the plan's
+    variant), strided and reversed rows, several bindings (word loads); the variant asserted
+    at every call, off: word loads."""
+    dt = dtypes.lookup(dtype)
+    vec = plan.VEC_WORDS * dt.per_word  # elements a vector holds
+
+    def first_loads(v):  # a split's merge pass: None
+        return v.get("src_vec", 1) if v["source"] == "input" else None
+    tune = dict(ROW_VLOAD={8: True, 16: True}, TARGET_THREADS=1, ROWS_TARGET_THREADS=1,
+                ARG_STAGE_WORDS={}, ROW_MASKED_TAIL_PACKED=True)
+    rng = rng_for("row vector loads", dtype)
+    info = np.finfo(dtype) if dtype in FLOATS else np.iinfo(dtype)
+
+    def planted_rows(rows, n):
+        x = random_values(rng, (rows, n), dtype, ties=False, specials=False)
+        for r in range(min(rows, 2 * vec)):
+            x[r, -1 - r] = info.max  # the winner at each place of the last two vectors
+        x[rows - 1, [0, n // 2, -1]] = info.max  # tied: the first tile's, the last's
+        x[rows - 2, [-vec, -vec + 1]] = info.min  # (ArgMin) tied inside a vector
+        if dtype in FLOATS:
+            x[rows - 3, [3, -3]] = np.nan
+        return x
+
+    for rows, n, extra in ((40, 32 * vec, {}),  # a few threads a row, whole tiles
+                           (37, 33 * vec, {}),  # ... the last tile clamped
+                           (6, 160 * vec, dict(ROWS_TARGET_THREADS=1 << 19)),  # a workgroup
+                           (2, 1875 * vec, dict(TARGET_THREADS=1 << 16,  # split
+                                                ROWS_TARGET_THREADS=1 << 19,
+                                                MIN_ROW_CHUNK=1024,
+                                                PACKED_ROW_CHUNK_WORDS=512))):
+        d = tuned(**dict(tune, **extra))
+        x = planted_rows(rows, n)
+        op = compile_arg(d, dtype, x.shape, (1,))
+        var = op.plan.steps[0].variables
+        assert op.plan.notes["strategy"] == "row" and var["packed_rows"], op.plan.notes
+        assert var["src_vec"] == plan.VEC_WORDS, op.plan.notes
+        assert (var["masked_tail"] > 0) is (n % (var["tpr"] * var["unroll"] * dt.per_word)
+                                            != 0), (n, var["masked_tail"])
+        if n == 1875 * vec:
+            assert op.plan.notes["split"] > 1, op.plan.notes
+        seen = spy_variables(d, first_loads)
+        t = dg.asarray(x, device=d)
+        check(x, 1, tensor=t, combos=ALL_COMBOS)
+        check(x[::-1], 1, tensor=t[::-1], combos=HALF, index_dtype="int64")
+        assert set(seen) - {None} == {plan.VEC_WORDS}, seen
+        # a view at an offset: whole vectors keep vector loads, else the word-load variant
+        for off in (vec, dt.per_word, 1):
+            seen.clear()
+            check(x, 1, tensor=at_offset(x, off, d), combos=HALF)
+            assert set(seen) - {None} == {plan.VEC_WORDS if off == vec else 1}, (off, seen)
+        check(x[:, ::2], 1, tensor=t[:, ::2], combos=HALF)  # strided: element loads
+        del d.pipelines.get
+        off = compile_arg(tuned(**dict(tune, **extra, ROW_VLOAD={})), dtype, x.shape, (1,))
+        assert off.plan.steps[0].variables["src_vec"] == 1
+    # rows that are no whole vectors, or start off one: word loads
+    d = tuned(**tune)
+    for n in (32 * vec + dt.per_word, 32 * vec + 1):
+        assert compile_arg(d, dtype, (40, n), (1,)).plan.steps[0].variables["src_vec"] == 1
+    x = planted_rows(40, 32 * vec + vec // 2)
+    wide = dg.asarray(x, device=d)  # rows of a wider array, each starting off a vector
+    assert d.compile(dg.ArgMaxDesc(
+        dg.TensorDesc(dtype, (40, 32 * vec), wide[:, :32 * vec].strides),
+        dg.TensorDesc("uint32", (40, 1)), (1,))).plan.steps[0].variables["src_vec"] == 1
+    check(x[:, :32 * vec], 1, tensor=wide[:, :32 * vec], combos=HALF)
+    # an input bound as several windows (4 KiB each): the word-load variant
+    d = dg.Device(max_binding_size=4096)
+    seen = spy_variables(d, lambda v: (first_loads(v), v["n_in_win"]))
+    tuning_vload, tuning.ROW_VLOAD = tuning.ROW_VLOAD, {8: True, 16: True}
+    try:
+        x = planted_rows(4, 1024 * vec // 4)
+        op = compile_arg(d, dtype, x.shape, (1,))
+        assert op.plan.steps[0].variables.get("src_vec") == plan.VEC_WORDS, op.plan.notes
+        check(x, 1, tensor=dg.asarray(x, device=d), combos=HALF)
+    finally:
+        tuning.ROW_VLOAD = tuning_vload
+    # (compiling builds a one-window pipeline ahead: the plan's)
+    assert {(v, n) for v, n in seen if v} == {(plan.VEC_WORDS, 1), (1, 4)}, seen
+
+
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_segmented_rows(tuned, dtype):
     """Contiguous rows shorter than a workgroup's share: TPR threads per row, several rows
@@ -1185,7 +1270,7 @@ def test_tile_columns_joined_rows(tuned, dtype):
     at each place in a word; one row group and several, splits merged by a pass and in the
     split pass; ties, NaN, extremes, both ops and directions, 64-bit indices; the plan
     asserted each time, off it keeps element loads."""
-    tune = dict(TILECOL_JOIN=True, ARG_TILECOL_MIN_ROWS=4, TILECOL_MIN_ROWS=4,
+    tune = dict(TILECOL_JOIN={8: 1, 16: 1}, ARG_TILECOL_MIN_ROWS=4, TILECOL_MIN_ROWS=4,
                 TILECOL_MIN_RED=16, COL_JOIN=False)
     d = tuned(**tune)
     rng = rng_for("tile columns joined", dtype)
@@ -1218,7 +1303,7 @@ def test_tile_columns_joined_rows(tuned, dtype):
         assert_same(got, arg_reference(x, (0,), "min", False, "uint32"))
         rest = flat.numpy()
         assert (rest[:4] == 77).all() and (rest[4 + m:] == 77).all(), rest
-    off = tuned(**dict(tune, TILECOL_JOIN=False))
+    off = tuned(**dict(tune, TILECOL_JOIN={}))
     assert arg_notes(off, dtype, (300, 37), (0,))["strategy"] == "col"
     for tally in (False, True):  # a long column split: merged by a pass, in the split pass
         d = tuned(**tune, COL_TARGET_THREADS=1 << 14, TARGET_THREADS=1 << 14,

@@ -367,6 +367,8 @@ def plan_launches(device, plan, x, out, scratch=None, scratch_tally=None) -> lis
             variables = dict(variables, **step.mid_word)
         if step.skew and (src_off - dst_off) % variables["dt"].per_word:
             variables = dict(variables, **step.skew)
+        if step.in_align and (src_off % step.in_align[0] or len(src) > 1):
+            variables = dict(variables, **step.in_align[1])
         if step.out_align and dst_off % step.out_align[0]:
             variables = dict(variables, **step.out_align[1])
         pipeline, layout = device.pipelines.get(step.template, **variables,
