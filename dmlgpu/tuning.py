@@ -409,8 +409,11 @@ COL_JOIN_MAX_RED = 32
 # table.py FILE off,tj,off2`): uint8 columns of 1000 33.5 -> 29.8 (42 -> 47% of a copy), of
 # 1500 35.0 -> 31.7, of 5000 40.2 -> 28.9 (35 -> 48%), but of 257 32.9 -> 36.4; float16
 # columns of 257 53.1 -> 54.5, of 1000 even, of 1500 58.6 -> 68.6, of 5000 41.8 -> 42.4:
-# not taken. (Dawn not measured.)
-TILECOL_JOIN = {8: 1000}
+# not taken. The rows grid with it from 1000 rows (surface/h100-{wgpu,dawn}-rows-20261127v
+# .json against -20261127c): Dawn's uint8 columns of 1000 lost (38.0 -> 45.6 us, 1.07 ->
+# 0.90x torch.argmax) where those of 1500 and 5000 gained (39.4 -> 33.8, 43.6 -> 33.0):
+# from 1500.
+TILECOL_JOIN = {8: 1500}
 # Column plans' COL_VOUT indices a thread stored as whole vectors of four words (two for two
 # words) where they are neighbours in the output (else a scalar store each, a warp's store a
 # word every 4 * COL_VOUT bytes). H100, 2026-11-27, ArgMax GPU us, scalar -> vector stores,
