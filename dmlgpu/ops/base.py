@@ -173,7 +173,7 @@ class CompiledOp:
                          for d in out_descs]
         for d, name in zip(out_descs, out_names, strict=True):
             check_output_layout(d.sizes, d.element_strides, f"{type(self.desc).__name__}.{name}")
-        # what new_outputs allocates: (dtype, sizes, strides, bytes, packed)
+        # what new_outputs allocates: (dtype, sizes, strides, buffer size, packed)
         self._out_new = []
         for dt, sizes, strides in self._out_sig:
             n = 1
@@ -181,7 +181,8 @@ class CompiledOp:
                 n *= size
             if n * dt.itemsize > self.device.max_buffer_size:
                 n = 0  # never allocated as such: _alloc raises the limit's error
-            self._out_new.append((dt, sizes, strides, n * dt.itemsize,
+            self._out_new.append((dt, sizes, strides,
+                                  self.device.allocator.buffer_size(n * dt.itemsize),
                                   strides == contiguous_strides(sizes) and n > 0))
         # a call that moves this much is submitted at once; smaller ones are batched
         moved = 0
@@ -219,11 +220,12 @@ class CompiledOp:
     def new_outputs(self) -> list:
         """Fresh output tensors from the allocator (the descriptions' layouts)."""
         dev = self.device
+        alloc, usage = dev.allocator.alloc_sized, dev.tensor_usage
         ys = []
-        for (dt, sizes, strides, nbytes, packed), d in zip(self._out_new, self.out_descs,
-                                                           strict=True):
+        for (dt, sizes, strides, size, packed), d in zip(self._out_new, self.out_descs,
+                                                         strict=True):
             if packed:
-                b = dev.allocator.alloc(nbytes, dev.tensor_usage, "output")
+                b = alloc(size, usage, "output")
                 ys.append(Tensor._make(dev, b.buffer, b, dt, sizes, strides, 0))
             else:
                 ys.append(self._alloc(d))
@@ -307,10 +309,16 @@ class CompiledOp:
 
     def _bind(self, xs, ys):
         dev = self.device
-        blocks = [dev.tally_block(n) if what == TALLY else dev.alloc(n, what=what)
-                  for _, n, what in self.scratch]
-        bufs = [t._buf for t in xs] + [t._buf for t in ys] + [b.buffer for b in blocks]
-        key = (tuple(map(id, bufs)), tuple(t._off for t in xs), tuple(t._off for t in ys))
+        bufs = [t._buf for t in xs]
+        bufs += [t._buf for t in ys]
+        if self.scratch:
+            blocks = [dev.tally_block(n) if what == TALLY else dev.alloc(n, what=what)
+                      for _, n, what in self.scratch]
+            bufs += [b.buffer for b in blocks]
+        else:
+            blocks = ()
+        # (the buffers' ids, then the offsets: the uniforms' key)
+        key = (*[id(b) for b in bufs], *[t._off for t in xs], *[t._off for t in ys])
         bound = self._bound.get(key)
         if bound is None or not bound.matches(bufs):
             for i, t in enumerate(xs):  # the views were checked when made; bindings again
@@ -323,7 +331,7 @@ class CompiledOp:
                                                                  strict=True)}
             # the uniform values depend on the offsets alone: one uniform buffer serves every
             # buffer combination with these offsets (no allocation when outputs vary)
-            ukey = key[1:]
+            ukey = key[len(bufs):]
             bound = dispatch.bind(dev, self.launches(xs, ys, scratch), self.label, bufs,
                                   self._uniforms.get(ukey))
             with self._bound_lock:

@@ -106,6 +106,11 @@ class CachingAllocator:
     # -- the hot path --------------------------------------------------------------------
     def alloc(self, nbytes: int, usage: int, what: str = "tensor") -> Block:
         """A buffer of at least `nbytes` (and at least 4) with exactly `usage`."""
+        return self.alloc_sized(self.buffer_size(nbytes, what), usage, what)
+
+    def buffer_size(self, nbytes: int, what: str = "tensor") -> int:
+        """The size of the buffer `alloc(nbytes)` hands out (its size class, or the bytes
+        rounded to words where the class passes the device's limit), or raises."""
         size = size_class(nbytes)
         if size > self.max_buffer_size:  # the largest classes round past the limit
             size = max(4, -(-int(nbytes) // 4) * 4)
@@ -113,9 +118,14 @@ class CachingAllocator:
                 raise DeviceLimitError(
                     f"{what}: {int(nbytes)} bytes exceeds the device's max-buffer-size "
                     f"limit ({self.max_buffer_size} bytes)")
+        return size
+
+    def alloc_sized(self, size: int, usage: int, what: str = "tensor") -> Block:
+        """alloc for a size that buffer_size gave (a repeated call's known outputs)."""
         key = (usage, size)
         with self._lock:
-            self._drain()
+            if self._freed:
+                self._drain()
             free = self._free.get(key)
             if free:
                 buf = free.pop()

@@ -202,8 +202,9 @@ def submit(device, bound: Bound, holds: tuple = (), large: bool = True) -> None:
     resubmitted (scratch Blocks, tensors); batched or submitted work needs nothing kept,
     as the allocator only destroys a buffer after a flush (allocator.py says why reuse is
     safe)."""
-    for rec in list(_recorders):  # another thread may leave its block meanwhile
-        rec.append((bound, holds))
+    if _recorders:
+        for rec in list(_recorders):  # another thread may leave its block meanwhile
+            rec.append((bound, holds))
     graph = getattr(device._captures, "graph", None)
     if graph is not None:
         graph._add(bound, holds, large)
