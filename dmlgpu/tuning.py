@@ -532,7 +532,14 @@ TALLY_STRATEGIES = ("row", "lanes", "tilecol")
 TALLY_BITS = (8, 32, 64)
 # (A thread's two partials loaded together by an unrolled merge loop cost float16 up to 15
 # us more on the H100: h100-wgpu-tally-grid.json against h100-wgpu-tally3.json; float16
-# no longer merges in the pass, and TALLY_BATCH below loads them together again.)
+# no longer merges in the pass, and TALLY_BATCH below loads them together again.) The uint8
+# tile columns that keep the merge pass, merged in the pass at 16 / 32 / 128 a thread
+# (H100, 2026-11-27, GPU us, 2 -> 16 / 32 / 128, wgpu-native, h100-{wgpu,dawn}-tm.json
+# there): (2, 256, 256, 1024) over (1, 2) 62.9 -> 68.5 / 67.7 / 68.1, over (0, 1, 2) 60.4
+# -> 61.0 / 86.1 / 86.8, (128, 128, 128, 64) over (0, 1, 2) 61.6 -> 61.8 / 61.4 / 183.2,
+# (512, 512, 512) over (0, 1) 59.4 -> 59.6 / 60.2 / 116.8; only (128, 128, 128, 64) over
+# (0, 1) (8 a thread) gained, 58.4 -> 56.6 at most (Dawn 62.0 -> 59.4): the merging
+# workgroup's loads, one after another, cost more than the pass they save.
 TALLY_MAX_PER_THREAD = 2
 # A thread of the merging workgroup with at most this many partials loads all their
 # indices, then all their keys: two round trips to memory instead of two a partial (else
