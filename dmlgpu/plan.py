@@ -339,13 +339,15 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                      masked_tail=(tuning.ROW_MASKED_TAIL
                                   if not packed or tuning.ROW_MASKED_TAIL_PACKED else 0)
                      if len(walked) == 1 and not whole else 0)
-    # ... contiguous 8/16-bit rows of whole vectors of words (16 bytes), each starting on
-    # one, read a vector a load (ROW_VLOAD, ArgMax/ArgMin; the offset: when bound)
-    vload = (strategy == "row" and packed and not interleave and len(walked) == 1
+    # ... contiguous rows of whole vectors of words (16 bytes), each starting on one, read a
+    # vector a load (ROW_VLOAD by element bits: 8/16-bit rows as words, 32-bit elements;
+    # ArgMax/ArgMin; the offset: when bound)
+    vload = (strategy == "row" and (packed or (red_contig and dt.storage == "x32"))
+             and not interleave and len(walked) == 1
              and sink == "index" and tuning.ROW_VLOAD.get(dt.bits, False)
              and unroll % VEC_WORDS == 0 and n_red % (VEC_WORDS * pw) == 0
              and all(d.strides[0] % (VEC_WORDS * pw) == 0 for d in kept))
-    if strategy == "row" and packed:
+    if strategy == "row":
         first.update(src_vec=VEC_WORDS if vload else 1)
     walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)
     if strategy == "row" and not interleave and len(walked) > 1 and tuning.ROW_WALK:

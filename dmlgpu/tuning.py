@@ -179,8 +179,14 @@ ROW_MASKED_TAIL_PACKED = True
 # 100.5 / 110.1 -> 104.2, of 2048 100.7 -> 98.4; rows of 2^18 and 2^27 elements (a
 # workgroup a row, split) 1-3% faster; (2, 4096, 8192) over axis 2 and (1, 2) within a
 # point either way. With twice ARG_ROWS_BYTES ("vl_rb") uint8 rows of 2048 gained (55.1 ->
-# 53.2) but rows of 1024 lost (55.8 -> 57.0): ARG_ROWS_BYTES stays.
-ROW_VLOAD = {8: True, 16: True}
+# 53.2) but rows of 1024 lost (55.8 -> 57.0): ARG_ROWS_BYTES stays. 32-bit elements
+# (float32, int32, uint32 rows read as vectors of four elements; same GPU, a later run,
+# h100-{wgpu,dawn}-v32.json there, float32 ArgMax GPU us): rows of 1000 (TPR 8) 60.9 ->
+# 56.2 / 64.7 -> 58.8 (78 -> 84% / 75 -> 83% of a copy), of 5000 62.3 -> 55.3 / 59.2 ->
+# 59.1, (524288, 256) 206.4 -> 192.8 / 209.0 -> 194.5 (87 -> 93%), (512, 512, 512) over
+# axis 2 189.7 -> 184.1, rows of 8192 1-2% faster; rows of 1500 57.2 -> 59.8 / 61.3 -> 60.6
+# (the configuration run again: 58.5 / 61.9).
+ROW_VLOAD = {8: True, 16: True, 32: True}
 # (The tree over a row's threads stays in workgroup memory. By subgroup reductions, two
 # barriers instead of one a halving, rows of a workgroup each: H200, wgpu-native,
 # 2026-11-25, 32 row points of float32 / float16 / uint8 / int64 within -2.3% to +4.0%,

@@ -530,10 +530,11 @@ def test_row_tails(tuned, dtype, masked):
     check(x, 1, tensor=at_offset(x, 1, d), combos=HALF)
 
 
-@pytest.mark.parametrize("dtype", PACKED)
+@pytest.mark.parametrize("dtype", PACKED + ("float32", "int32", "uint32"))
 def test_row_vector_loads(tuned, dtype):
-    """Packed 8/16-bit rows of whole vectors of four words, each starting on one, read a
-    vector a load (tuning.ROW_VLOAD): rows of a few threads each and rows of a workgroup,
+    """Contiguous rows of whole vectors of four words (8/16-bit rows read as words, 32-bit
+    elements), each starting on one, read a vector a load (tuning.ROW_VLOAD): rows of a few
+    threads each and rows of a workgroup,
     whole tiles and a last tile taken whole (its vectors clamped), long rows split; the
     winner at each place of the last vectors, ties, NaN, extremes; views at an offset that
     is a whole vector (vector loads), whole words or mid-word (word loads, the plan's
@@ -544,7 +545,8 @@ def test_row_vector_loads(tuned, dtype):
 
     def first_loads(v):  # a split's merge pass: None
         return v.get("src_vec", 1) if v["source"] == "input" else None
-    tune = dict(ROW_VLOAD={8: True, 16: True}, TARGET_THREADS=1, ROWS_TARGET_THREADS=1,
+    every = {8: True, 16: True, 32: True}
+    tune = dict(ROW_VLOAD=every, TARGET_THREADS=1, ROWS_TARGET_THREADS=1, ROW_MIN_RED=64,
                 ARG_STAGE_WORDS={}, ROW_MASKED_TAIL_PACKED=True)
     rng = rng_for("row vector loads", dtype)
     info = np.finfo(dtype) if dtype in FLOATS else np.iinfo(dtype)
@@ -570,7 +572,8 @@ def test_row_vector_loads(tuned, dtype):
         x = planted_rows(rows, n)
         op = compile_arg(d, dtype, x.shape, (1,))
         var = op.plan.steps[0].variables
-        assert op.plan.notes["strategy"] == "row" and var["packed_rows"], op.plan.notes
+        assert op.plan.notes["strategy"] == "row", op.plan.notes
+        assert var["packed_rows"] is (dt.per_word > 1), op.plan.notes
         assert var["src_vec"] == plan.VEC_WORDS, op.plan.notes
         assert (var["masked_tail"] > 0) is (n % (var["tpr"] * var["unroll"] * dt.per_word)
                                             != 0), (n, var["masked_tail"])
@@ -603,7 +606,7 @@ def test_row_vector_loads(tuned, dtype):
     # an input bound as several windows (4 KiB each): the word-load variant
     d = dg.Device(max_binding_size=4096)
     seen = spy_variables(d, lambda v: (first_loads(v), v["n_in_win"]))
-    tuning_vload, tuning.ROW_VLOAD = tuning.ROW_VLOAD, {8: True, 16: True}
+    tuning_vload, tuning.ROW_VLOAD = tuning.ROW_VLOAD, every
     try:
         x = planted_rows(4, 1024 * vec // 4)
         op = compile_arg(d, dtype, x.shape, (1,))

@@ -190,12 +190,14 @@ def test_sizes_are_not_template_variables(fresh, monkeypatch):
     # (staged rows key their pipeline on the row's words: rows of 5 to 32 words)
     monkeypatch.setattr(tuning, "ARG_STAGE_WORDS", {})
     # float32 rows of this many elements or more take a workgroup per output (the second
-    # group); the third: 8 threads per row (rows of 8 to 16 times a thread's elements)
+    # group); the third: 8 threads per row (rows of 8 to 16 times a thread's elements);
+    # (rows of whole vectors are a plan kind of their own, ROW_VLOAD: none of these)
     per = max(tuning.REDUCE_UNROLL, plan.rows_bytes(dtypes.lookup("float32")) // 4)
     row = tuning.REDUCE_WG * per
     for group in ([(5, 7), (6, 9), (100, 13), (2, 3)],
-                  [(3, row + 300), (4, row + 1000), (1, row + 1), (7, 2 * row - 1)],
-                  [(5, 8 * per + 2), (6, 12 * per), (100, 16 * per - 1), (2, 8 * per + 1)]):
+                  [(3, row + 301), (4, row + 1002), (1, row + 1), (7, 2 * row - 1)],
+                  [(5, 8 * per + 2), (6, 12 * per + 1), (100, 16 * per - 1),
+                   (2, 8 * per + 1)]):
         x = rng.standard_normal(group[0]).astype(np.float32)
         dg.argmax(dg.asarray(x, device=fresh), 1)
         misses = fresh.pipelines.misses
