@@ -603,6 +603,18 @@ def test_row_vector_loads(tuned, dtype):
         dg.TensorDesc(dtype, (40, 32 * vec), wide[:, :32 * vec].strides),
         dg.TensorDesc("uint32", (40, 1)), (1,))).plan.steps[0].variables["src_vec"] == 1
     check(x[:, :32 * vec], 1, tensor=wide[:, :32 * vec], combos=HALF)
+    # a caller's buffer whose size is no whole number of vectors (its last word's vector
+    # runs past it): the rows' whole vectors still read as vectors
+    u = d.wgpu.BufferUsage
+    x = planted_rows(8, 32 * vec)
+    raw = np.concatenate([x.view(np.uint8).ravel(), np.zeros(4, np.uint8)])
+    buf = d.device.create_buffer_with_data(data=raw.tobytes(),
+                                           usage=u.STORAGE | u.COPY_SRC | u.COPY_DST)
+    assert buf.size % 16 == 4
+    seen = spy_variables(d, first_loads)
+    check(x, 1, tensor=dg.Tensor.from_buffer(buf, dtype, x.shape, device=d), combos=HALF)
+    assert set(seen) - {None} == {plan.VEC_WORDS}, seen
+    del d.pipelines.get
     # an input bound as several windows (4 KiB each): the word-load variant
     d = dg.Device(max_binding_size=4096)
     seen = spy_variables(d, lambda v: (first_loads(v), v["n_in_win"]))
