@@ -184,6 +184,8 @@ class CompiledOp:
             self._out_new.append((dt, sizes, strides,
                                   self.device.allocator.buffer_size(n * dt.itemsize),
                                   strides == contiguous_strides(sizes) and n > 0))
+        self._packed_out = all(packed for *_, packed in self._out_new)
+        self._out_zeros = (0,) * len(self._out_new)
         # a call that moves this much is submitted at once; smaller ones are batched
         moved = 0
         for dt, sizes, _ in self._in_sig + self._out_sig:
@@ -284,6 +286,38 @@ class CompiledOp:
             dispatch.submit(self.device, bound, holds, self.large)
         return ys
 
+    def hot(self, x, outs) -> list:
+        """hot_call's work (one input `x`; `outs` the out= tensors or None). Fresh packed
+        outputs whose bind group was made before (a loop's calls) take _bind's lookup
+        without its lists."""
+        if outs is not None or not self._packed_out or self.empty:
+            ys = self.new_outputs() if outs is None else outs
+            if outs is not None:
+                self._check_aliasing([x], ys)
+            self.run([x], ys)
+            return ys
+        dev = self.device
+        alloc, usage = dev.allocator.alloc_sized, dev.tensor_usage
+        ys, bufs = [], [x._buf]
+        for dt, sizes, strides, size, _ in self._out_new:
+            b = alloc(size, usage, "output")
+            ys.append(Tensor._make(dev, b.buffer, b, dt, sizes, strides, 0))
+            bufs.append(b.buffer)
+        if self.scratch:
+            blocks = [dev.tally_block(n) if what == TALLY else dev.alloc(n, what=what)
+                      for _, n, what in self.scratch]
+            bufs += [c.buffer for c in blocks]
+        else:
+            blocks = ()
+        # (_bind's key: the buffers' ids, the input's offset, the outputs' (0))
+        bound = self._bound.get((*[id(b) for b in bufs], x._off, *self._out_zeros))
+        if bound is None or not bound.matches(bufs):
+            bound, holds = self._bind([x], ys, blocks)
+        else:
+            holds = (*blocks, x, *ys)
+        dispatch.submit(dev, bound, holds, self.large)
+        return ys
+
     def run(self, xs: list, ys: list) -> None:
         """The hot path's entry, for tensors already checked against the descriptions."""
         if not self.empty:
@@ -307,13 +341,16 @@ class CompiledOp:
         dispatch.record(self.device, encoder, [bound])
         return Recording(ys, holds + (bound,), bound.n_dispatches)
 
-    def _bind(self, xs, ys):
+    def _bind(self, xs, ys, blocks=None):
+        """(the Bound of these tensors and scratch blocks, made once per distinct buffers and
+        offsets; what it must hold). `blocks`: the scratch, if the caller has taken it."""
         dev = self.device
         bufs = [t._buf for t in xs]
         bufs += [t._buf for t in ys]
         if self.scratch:
-            blocks = [dev.tally_block(n) if what == TALLY else dev.alloc(n, what=what)
-                      for _, n, what in self.scratch]
+            if blocks is None:
+                blocks = [dev.tally_block(n) if what == TALLY else dev.alloc(n, what=what)
+                          for _, n, what in self.scratch]
             bufs += [b.buffer for b in blocks]
         else:
             blocks = ()
@@ -432,13 +469,7 @@ def hot_store(device, key, op) -> None:
 def hot_call(op, x, outs) -> list:
     """A repeated call's work: outputs allocated (or `outs` checked for aliasing), the
     bound dispatches submitted."""
-    if outs is None:
-        ys = op.new_outputs()
-    else:
-        ys = outs
-        op._check_aliasing([x], ys)
-    op.run([x], ys)
-    return ys
+    return op.hot(x, outs)
 
 
 def out_tensors(out, count: int, arg: str = "out") -> list | None:
