@@ -108,6 +108,13 @@ def _positive_int(value, arg: str, minimum: int = 1) -> int:
     return v
 
 
+class _Captures(threading.local):
+    """Per thread: the Graph it records on a device (runtime/graph.py), None when none (a
+    class default, so that the hot path's read raises nothing)."""
+
+    graph = None
+
+
 class Device:
     """A WebGPU device on one adapter.
 
@@ -231,7 +238,7 @@ class Device:
             memory_limit=memory_limit, is_oom=self._is_oom)
         self._subgroup_size: int | None = None
         self._tally = None  # tally_block's buffer
-        self._captures = threading.local()  # the Graph a thread records (runtime/graph.py)
+        self._captures = _Captures()
         self._pending = None  # the open batch of eager calls (runtime/dispatch.py)
         self._large_streak = 0  # large calls since the last wait (runtime/dispatch.py)
         from .dispatch import command_encoder  # noqa: PLC0415 - dispatch builds on this module

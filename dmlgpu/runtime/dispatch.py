@@ -205,7 +205,7 @@ def submit(device, bound: Bound, holds: tuple = (), large: bool = True) -> None:
     if _recorders:
         for rec in list(_recorders):  # another thread may leave its block meanwhile
             rec.append((bound, holds))
-    graph = getattr(device._captures, "graph", None)
+    graph = device._captures.graph
     if graph is not None:
         graph._add(bound, holds, large)
         return

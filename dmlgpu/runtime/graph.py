@@ -49,7 +49,7 @@ class Graph:
 
     def __enter__(self) -> Graph:
         caps = self.device._captures
-        if getattr(caps, "graph", None) is not None:
+        if caps.graph is not None:
             raise DmlgpuError("capture: this thread is already capturing on the device")
         if self._state != "new":
             raise DmlgpuError("capture: a graph is captured once; make a new one")
@@ -110,4 +110,4 @@ class Graph:
 
 def capturing(device):
     """The graph this thread is recording on `device`, or None."""
-    return getattr(device._captures, "graph", None)
+    return device._captures.graph
