@@ -222,15 +222,14 @@ class CompiledOp:
     def new_outputs(self) -> list:
         """Fresh output tensors from the allocator (the descriptions' layouts)."""
         dev = self.device
-        alloc, usage = dev.allocator.alloc_sized, dev.tensor_usage
+        alloc, usage, make = dev.allocator.alloc_sized, dev.tensor_usage, Tensor._make
         ys = []
-        for (dt, sizes, strides, size, packed), d in zip(self._out_new, self.out_descs,
-                                                         strict=True):
+        for dt, sizes, strides, size, packed in self._out_new:
             if packed:
                 b = alloc(size, usage, "output")
-                ys.append(Tensor._make(dev, b.buffer, b, dt, sizes, strides, 0))
+                ys.append(make(dev, b.buffer, b, dt, sizes, strides, 0))
             else:
-                ys.append(self._alloc(d))
+                ys.append(self._alloc(self.out_descs[len(ys)]))
         return ys
 
     def _outputs(self, outputs, xs) -> list:
@@ -296,26 +295,18 @@ class CompiledOp:
                 self._check_aliasing([x], ys)
             self.run([x], ys)
             return ys
-        dev = self.device
-        alloc, usage = dev.allocator.alloc_sized, dev.tensor_usage
-        ys, bufs = [], [x._buf]
-        for dt, sizes, strides, size, _ in self._out_new:
-            b = alloc(size, usage, "output")
-            ys.append(Tensor._make(dev, b.buffer, b, dt, sizes, strides, 0))
-            bufs.append(b.buffer)
-        if self.scratch:
-            blocks = [dev.tally_block(n) if what == TALLY else dev.alloc(n, what=what)
-                      for _, n, what in self.scratch]
+        ys = self.new_outputs()
+        bufs = [x._buf, *[y._buf for y in ys]]
+        blocks = self._scratch_blocks() if self.scratch else ()
+        if blocks:
             bufs += [c.buffer for c in blocks]
-        else:
-            blocks = ()
         # (_bind's key: the buffers' ids, the input's offset, the outputs' (0))
         bound = self._bound.get((*[id(b) for b in bufs], x._off, *self._out_zeros))
         if bound is None or not bound.matches(bufs):
             bound, holds = self._bind([x], ys, blocks)
         else:
             holds = (*blocks, x, *ys)
-        dispatch.submit(dev, bound, holds, self.large)
+        dispatch.submit(self.device, bound, holds, self.large)
         return ys
 
     def run(self, xs: list, ys: list) -> None:
@@ -341,19 +332,24 @@ class CompiledOp:
         dispatch.record(self.device, encoder, [bound])
         return Recording(ys, holds + (bound,), bound.n_dispatches)
 
+    def _scratch_blocks(self):
+        """A call's scratch: its own Blocks, the device's tally buffer (or ())."""
+        if not self.scratch:
+            return ()
+        dev = self.device
+        return [dev.tally_block(n) if what == TALLY else dev.alloc(n, what=what)
+                for _, n, what in self.scratch]
+
     def _bind(self, xs, ys, blocks=None):
         """(the Bound of these tensors and scratch blocks, made once per distinct buffers and
         offsets; what it must hold). `blocks`: the scratch, if the caller has taken it."""
         dev = self.device
         bufs = [t._buf for t in xs]
         bufs += [t._buf for t in ys]
-        if self.scratch:
-            if blocks is None:
-                blocks = [dev.tally_block(n) if what == TALLY else dev.alloc(n, what=what)
-                          for _, n, what in self.scratch]
+        if blocks is None:
+            blocks = self._scratch_blocks()
+        if blocks:
             bufs += [b.buffer for b in blocks]
-        else:
-            blocks = ()
         # (the buffers' ids, then the offsets: the uniforms' key)
         key = (*[id(b) for b in bufs], *[t._off for t in xs], *[t._off for t in ys])
         bound = self._bound.get(key)
