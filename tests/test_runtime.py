@@ -116,6 +116,17 @@ def test_reuse_by_class_and_usage():
     del b2, b3
     s = a.stats()
     assert s["allocated_bytes"] == 0 and s["cached_bytes"] == 2048 and s["peak_bytes"] == 2048
+    # the last freed block taken straight back (a loop's calls), or, asked for another
+    # class, through the cache: the same buffers and counts either way
+    c1, c2 = a.alloc(1000, 1), a.alloc(100, 1)
+    bufs = c1.buffer, c2.buffer
+    del c1, c2  # (c2 freed last)
+    d2 = a.alloc(100, 1)
+    d1 = a.alloc(1000, 1)
+    assert (d1.buffer, d2.buffer) == bufs and len(made) == 3
+    s = a.stats()
+    assert (s["hits"], s["misses"], s["frees"]) == (4, 3, 5)
+    assert s["allocated_bytes"] == 1024 + 512 and s["cached_bytes"] == 1024
 
 
 def test_large_sizes_are_cached_too():

@@ -123,10 +123,23 @@ class CachingAllocator:
     def alloc_sized(self, size: int, usage: int, what: str = "tensor") -> Block:
         """alloc for a size that buffer_size gave (a repeated call's known outputs)."""
         key = (usage, size)
+        block = None
         with self._lock:
-            if self._freed:
-                self._drain()
-            free = self._free.get(key)
+            freed = self._freed
+            if freed:
+                # a loop's call: the buffer its last result freed, reused as the cache would
+                # hand it out (the last freed first) without passing through it (popped, not
+                # peeked: Block.__del__ appends from any thread without the lock)
+                last = freed.pop()
+                if last[1] == size and last[0] == usage:
+                    self.frees += 1
+                    self.hits += 1
+                    block = Block(last[2], size, usage, self)
+                else:
+                    freed.append(last)
+                if freed:
+                    self._drain()
+            free = self._free.get(key) if block is None else None
             if free:
                 buf = free.pop()
                 del self._lru[id(buf)]
@@ -135,8 +148,6 @@ class CachingAllocator:
                 self.peak = max(self.peak, self.allocated)
                 self.hits += 1
                 block = Block(buf, size, usage, self)
-            else:
-                block = None
         if self._doomed:
             self._destroy_doomed()
         if block is not None:
