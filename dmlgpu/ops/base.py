@@ -289,19 +289,19 @@ class CompiledOp:
         """hot_call's work (one input `x`; `outs` the out= tensors or None). Fresh packed
         outputs whose bind group was made before (a loop's calls) take _bind's lookup
         without its lists."""
-        if outs is not None or not self._packed_out or self.empty:
-            ys = self.new_outputs() if outs is None else outs
-            if outs is not None:
-                self._check_aliasing([x], ys)
+        if outs is not None:
+            self._check_aliasing([x], outs)
+            self.run([x], outs)
+            return outs
+        ys = self.new_outputs()
+        if not self._packed_out or self.empty:
             self.run([x], ys)
             return ys
-        ys = self.new_outputs()
         bufs = [x._buf, *[y._buf for y in ys]]
         blocks = self._scratch_blocks() if self.scratch else ()
         if blocks:
             bufs += [c.buffer for c in blocks]
-        # (_bind's key: the buffers' ids, the input's offset, the outputs' (0))
-        bound = self._bound.get((*[id(b) for b in bufs], x._off, *self._out_zeros))
+        bound = self._bound.get(_bind_key(bufs, (x._off, *self._out_zeros)))
         if bound is None or not bound.matches(bufs):
             bound, holds = self._bind([x], ys, blocks)
         else:
@@ -350,8 +350,7 @@ class CompiledOp:
             blocks = self._scratch_blocks()
         if blocks:
             bufs += [b.buffer for b in blocks]
-        # (the buffers' ids, then the offsets: the uniforms' key)
-        key = (*[id(b) for b in bufs], *[t._off for t in xs], *[t._off for t in ys])
+        key = _bind_key(bufs, [t._off for t in (*xs, *ys)])
         bound = self._bound.get(key)
         if bound is None or not bound.matches(bufs):
             for i, t in enumerate(xs):  # the views were checked when made; bindings again
@@ -364,7 +363,7 @@ class CompiledOp:
                                                                  strict=True)}
             # the uniform values depend on the offsets alone: one uniform buffer serves every
             # buffer combination with these offsets (no allocation when outputs vary)
-            ukey = key[len(bufs):]
+            ukey = key[len(bufs):]  # (the offsets: the uniforms' key)
             bound = dispatch.bind(dev, self.launches(xs, ys, scratch), self.label, bufs,
                                   self._uniforms.get(ukey))
             with self._bound_lock:
@@ -377,6 +376,11 @@ class CompiledOp:
 
     def launches(self, xs, ys, scratch) -> list[Launch]:
         raise NotImplementedError
+
+
+def _bind_key(bufs, offsets) -> tuple:
+    """A Bound's key in CompiledOp._bound: its buffers' ids, then the tensors' offsets."""
+    return (*[id(b) for b in bufs], *offsets)
 
 
 def plan_launches(device, plan, x, out, scratch=None, scratch_tally=None) -> list[Launch]:
