@@ -82,7 +82,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     """
     n_out, n_red = red.n_out, red.n_red
     if n_out == 0 or n_red == 0:  # an empty output: nothing to launch
-        return Plan([], 0, dict(strategy="empty", split=0, chunk=0, tally_merge=False))
+        return Plan([], 0, dict(strategy="empty", split=0, chunk=0, tally_merge=False,
+                                tally_pack=False))
     kept = red.kept
     # every reduced dim has size 1: one element, index 0
     reds = red.red or (Dim(1, (0,) * (len(kept[0].strides) if kept else 1)),)
@@ -265,8 +266,14 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # last workgroup of each block of outputs to finish merges them (tuning.TALLY_MERGE),
     # where that takes it few loads a thread
     in_pass = (tally and sink == "index" and tuning.TALLY_MERGE and not run_words
-             and strategy in tuning.TALLY_STRATEGIES and dt.bits in tuning.TALLY_BITS)
-    if in_pass:
+               and strategy in tuning.TALLY_STRATEGIES)
+    # ... and, where that would take more loads a thread or the element bits are not
+    # TALLY_BITS, 8/16-bit keys whose indices fit beside them in a word: an output's
+    # partials folded into one word by atomicMax, a load an output to merge (TALLY_PACK)
+    pack = (in_pass and tuning.TALLY_PACK.get(dt.bits, False)
+            and n_red <= 1 << (32 - dt.bits))
+    in_pass = in_pass and dt.bits in tuning.TALLY_BITS
+    if in_pass or pack:
         # a workgroup's outputs (a block), and threads per output in the merge (a power of
         # two; one, each thread looping over outputs, from a workgroup's worth of outputs)
         if strategy == "tilecol":
@@ -291,7 +298,12 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             few = tpo * tuning.TALLY_MAX_PER_THREAD
             if threads * few >= tuning.TALLY_CAP_MIN_THREADS:  # (threads enough still)
                 cap = min(cap, few)
-        split = max(1, min(ceil_div(target, threads), max_split, cap))
+        # (the columns' target to the nearest whole split: a split that adds less than half
+        # again the threads costs the merge pass more than it gives; COL_SPLIT_ROUND)
+        ways = (max(1, (2 * target + threads) // (2 * threads))
+                if target == tuning.COL_TARGET_THREADS and tuning.COL_SPLIT_ROUND
+                else ceil_div(target, threads))
+        split = max(1, min(ways, max_split, cap))
     chunk = ceil_div(n_walk, split)
     split = ceil_div(n_walk, chunk)
     if interleave:
@@ -311,6 +323,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         dims["rout"] = [d.strides[1] for d in reds]
     first_sink = sink if split == 1 else "partials"
     in_pass = in_pass and split > 1 and tally_per_thread(split) <= tuning.TALLY_MAX_PER_THREAD
+    pack = pack and split > 1 and not in_pass
+    in_pass = in_pass or pack
     vstore = vstore and split == 1
     merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
     # partials split-major where a thread per output merges them (its warp's loads
@@ -359,9 +373,13 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     tally_words = 0
     if in_pass:
         blocks = groups // split
-        fuse = dict(tally=True, tally_tpo=tpo, tally_spin=tuning.TALLY_SPIN,
-                    tally_n=_tally_batch(ceil_div(split, tpo)))
-        tally_words = n_out * split + blocks
+        if pack:
+            fuse = dict(tally=True, tally_pack=True, tally_tpo=1, tally_spin=0, tally_n=0)
+            tally_words = n_out + blocks
+        else:
+            fuse = dict(tally=True, tally_pack=False, tally_tpo=tpo,
+                        tally_spin=tuning.TALLY_SPIN, tally_n=_tally_batch(ceil_div(split, tpo)))
+            tally_words = n_out * split + blocks
     steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
                                  **fuse,
                                  packed_rows=packed, ry=ry,
@@ -393,7 +411,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                n_groups=mgroups),
                           mgroups, "partials", "output"))
     notes = dict(strategy="interleave" if interleave else strategy, split=split, chunk=chunk,
-                 tally_merge=in_pass,
+                 tally_merge=in_pass, tally_pack=in_pass and pack,
                  threads_per_row=tpr if strategy in ("row", "lanes") else 0,
                  packed=packed or tilecol or strategy == "lanes" or col_words,
                  row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun)
@@ -458,7 +476,7 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
                   chunk=red.n_red, n_split=1, n_groups=groups)
     step = Step(template, variables, params, groups, "input", "output",
                 mid_word=dict(joined=True) if dt.per_word > 1 else None)
-    notes = dict(strategy="stage", split=1, chunk=red.n_red, tally_merge=False,
+    notes = dict(strategy="stage", split=1, chunk=red.n_red, tally_merge=False, tally_pack=False,
                  threads_per_row=1, packed=dt.per_word > 1, row_groups=1,
                  outputs_per_thread=thread_words // slots * per_unit, lanes_per_output=1)
     return Plan([step], 0, notes)

@@ -108,7 +108,11 @@ ROWS_BYTES = 64
 # float32 / float16 / uint8, GPU time): 512 bytes for 16/32-bit rows up to 17% slower
 # (float32 rows of 512 135 -> 158 us), 128 bytes up to 13% slower; REDUCE_UNROLL 32 slower
 # nearly everywhere, 8 faster at 4 points (float32 rows of 64 176 -> 166 us, rows of 8192
-# 74 -> 72) and slower at 11 (rows of 512 135 -> 149): these numbers stay.
+# 74 -> 72) and slower at 11 (rows of 512 135 -> 149): these numbers stay. With vector
+# loads (H100, wgpu-native, 2026-11-27, bench/results/argreduce-knobs-20261127/
+# h100-wgpu-rb.json, GPU us, uint8 128 -> 256 / 512 bytes): rows of 64 over two reduced
+# dims, (128, 128, 128, 64) over (0, 3) 58.8 -> 58.1 / 58.4 (its repeat at 128: 58.0), over
+# (1, 3) 57.7 -> 57.7 / 57.7, rows of 1024 55.5 -> 56.5 / 56.9 (repeat 54.9): 128 stays.
 ARG_ROWS_BYTES = {8: 128, 16: 256, 32: 256, 64: 128}
 # ArgMax/ArgMin rows take at least this many threads each while every thread keeps
 # ROWS_MIN_WORDS words (and REDUCE_UNROLL elements): two threads a row read 8 (32-bit) to
@@ -256,6 +260,14 @@ TARGET_THREADS = 1 << 20
 # float32 (512, 256, 512) over (0, 1), took 237 us at 2^17 against 212 at 2^20 (wgpu-native,
 # bench/results/surface/h100-wgpu-argreduce-hardmax-20261126y.json against -20261126u).
 COL_TARGET_THREADS = 1 << 17
+# ... to the nearest whole number of splits, not up: a split that adds less than half again
+# the threads costs its merge pass more than it gives. H100, 2026-11-27, same run, GPU us,
+# up -> nearest (bench/results/argreduce-col-round/h100-dawn-r.json, Dawn; wgpu-native's
+# h100-wgpu-col.json through COL_TARGET_THREADS 2^16, the same plan): columns of 257
+# (130561 outputs, 0.4% short of 2^17: two splits and a merge pass -> one pass) float32
+# 62.7 -> 56.9 (wgpu-native 60.9 -> 55.3), int64 105.4 -> 97.3, uint8 35.6 -> 31.8,
+# float16 55.8 -> 55.0. No other point of the grids changes plan.
+COL_SPLIT_ROUND = True
 # Row plans give rows more threads each (up to a workgroup) until this many run (see
 # ARG_ROWS_BYTES).
 ROWS_TARGET_THREADS = 1 << 19
@@ -312,6 +324,9 @@ ARG_MIN_FOLD = {"uint8": ("tilecol",)}
 # runs). Rows of 2 words lose (float32 rows of 2 96 -> 37%, uint8 rows of 8 47 -> 38%), as
 # do int64 rows of 2 (102 -> 83%) and rows of 64 words of 8/16/32-bit elements (float32
 # rows of 64 91 -> 71%, uint8 rows of 256 78 -> 68%; h100-wgpu-stage.json). (0, 0): off.
+# float16 rows of 64 (32 words) through the row plan's vector loads instead ({16: (4, 16)};
+# H100, 2026-11-27, bench/results/argreduce-knobs-20261127/h100-{wgpu,dawn}-sw.json):
+# (128, 128, 128, 64) over axis 3 114.1 -> 130.6 us (wgpu-native), 118.4 -> 135.6 (Dawn).
 ARG_STAGE_WORDS = {8: (4, 32), 16: (4, 32), 32: (4, 32), 64: (8, 64)}
 ARG_STAGE_BLOCK_WORDS = 1024
 ARG_STAGE_THREAD_WORDS = 8
@@ -536,6 +551,23 @@ PARTIALS_SPLIT_MAJOR = True
 TALLY_MERGE = True
 TALLY_STRATEGIES = ("row", "lanes", "tilecol")
 TALLY_BITS = (8, 32, 64)
+# ... and, by element bits, where the merge would otherwise take a pass (more partials a
+# thread than TALLY_MAX_PER_THREAD, or bits not in TALLY_BITS) and the reduced indices fit
+# under the key in a word (2^24 for 8-bit, 2^16 for 16-bit): an output's partials folded
+# into one word of the tally by atomicMax, its merge a load an output (plan.argreduce,
+# tally_pack). H100, 2026-11-27, same run, GPU us, the merge pass -> packed
+# (bench/results/argreduce-tally-pack/h100-wgpu-pk.json; Dawn's h100-dawn-pk3.log, 1 us
+# steps, its run cut short): uint8 (2, 256, 256, 1024) over (1, 2) 63.6 -> 55.6 (74 ->
+# 85% of copy; Dawn 65 -> 58), over (0, 1, 2) 61.1 -> 56.6 (Dawn 64 -> 57), (512, 512,
+# 512) over (0, 1) 59.5 -> 57.5 (Dawn 63 -> 60), (128, 128, 128, 64) over (0, 1, 2) 62.2 ->
+# 59.8; float16 (2, 256, 256, 1024) over (1, 2) 111.2 -> 99.3 (Dawn 110 -> 103), (128,
+# 128, 128, 64) over (0, 1) 105.3 -> 97.9, (2, 4096, 8192) over axis 1 59.2 -> 57.6 (Dawn 61
+# -> 59); float16 columns of 1000 / 5000 (rows grid, Dawn, h100-dawn-pr.json) 45.2 / 44.5
+# -> 41.9 / 41.7. Where the unpacked merge in the pass was taken (uint8 tile columns split
+# 2-4 ways, two partials a thread) packing lost a little: (2, 4096, 8192) over axis 1 34.3
+# -> 35.2, (8192, 4096, 2) over axis 0 34.7 -> 35.1 (every workgroup waits for its
+# atomicMax results): those keep it.
+TALLY_PACK = {8: True, 16: True}
 # (A thread's two partials loaded together by an unrolled merge loop cost float16 up to 15
 # us more on the H100: h100-wgpu-tally-grid.json against h100-wgpu-tally3.json; float16
 # no longer merges in the pass, and TALLY_BATCH below loads them together again.) The uint8

@@ -1360,7 +1360,7 @@ def test_tally_merge(tuned, dtype, tally, batch):
     otherwise), and the tally buffer all 0 again after the calls."""
     rng = rng_for("tally", dtype)
     d = tuned(TALLY_MERGE=tally, TALLY_BATCH=batch, TALLY_MAX_PER_THREAD=1 << 20,
-              TALLY_CAP_SPLIT=False,
+              TALLY_CAP_SPLIT=False, TALLY_PACK={},
               TALLY_BITS=(8, 16, 32, 64), TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
               TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
               PACKED_ROW_CHUNK_WORDS=512, MIN_COL_CHUNK=16, ARG_TILECOL_MIN_ROWS=16,
@@ -1402,6 +1402,57 @@ def test_tally_merge(tuned, dtype, tally, batch):
     check(x, 0, tensor=dg.asarray(x, device=d), index_dtype="int64", combos=HALF)
 
 
+@pytest.mark.parametrize("dtype", ("uint8", "int8", "float16", "uint16", "int16"))
+def test_tally_pack(tuned, dtype):
+    """8/16-bit keys whose indices fit beside them (tuning.TALLY_PACK): each split's best
+    of an output folded into one tally word by atomicMax, (key << (32 - bits)) | the
+    index's code; the last workgroup of a block decodes the words. Every strategy that
+    splits, blocks past the last output, ties, NaN and extremes, both ops and directions,
+    the largest index range that fits (16-bit: 65536, its last index the answer) and the
+    first that does not (a merge pass, or the unpacked merge in the pass); the tally
+    buffer all 0 again after the calls. A wrong code, the key's shift or a word left set
+    fails it (one reduction of the buffer's stale words into the next call's)."""
+    rng = rng_for("tally pack", dtype)
+    d = tuned(TALLY_MERGE=True, TALLY_PACK={8: True, 16: True}, TALLY_BITS=(32, 64),
+              TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
+              TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
+              PACKED_ROW_CHUNK_WORDS=512, MIN_COL_CHUNK=16, ARG_TILECOL_MIN_ROWS=16,
+              ARG_TILECOL_RUN_MIN_ROWS={},
+              COL_VOUT=dict.fromkeys((8, 16, 32, 64), 1), COL_VOUT_WORDS={})
+    combos = ALL_COMBOS if dtype in ("uint8", "float16") else HALF
+    seen = set()
+    for shape, axes, strategies in TALLY_CASES:
+        op = compile_arg(d, dtype, shape, axes)
+        notes = op.plan.notes
+        assert notes["strategy"] in strategies and notes["split"] > 1, (shape, notes)
+        runs = notes["lanes_per_output"] > 1
+        assert notes["tally_pack"] is notes["tally_merge"] is (not runs), (shape, notes)
+        assert len(op.plan.steps) == 2 - notes["tally_merge"], (shape, notes)
+        if notes["tally_pack"]:
+            n_out = int(np.prod([n for i, n in enumerate(shape) if i not in axes]))
+            # (a word an output, and a counter a block)
+            assert n_out < op.plan.tally_bytes // 4 <= 2 * n_out, (shape, op.plan.tally_bytes)
+        seen.add(notes["strategy"])
+        for _ in range(2):  # (a second call reads what the first left in the buffer)
+            x = random_values(rng, shape, dtype)
+            check(x, axes, tensor=dg.asarray(x, device=d), combos=combos)
+    assert seen >= {"row", "tilecol", "lanes" if dtype.endswith("16") else "interleave"}, seen
+    bits = np.dtype(dtype).itemsize * 8
+    if bits == 16:  # (8-bit: 2^24 indices, too many for lavapipe)
+        fit, over = 1 << 16, (1 << 16) + 1
+        x = np.zeros((3, fit), dtype)
+        x[0, -1] = x[1, 0] = x[1, -1] = 1  # the last index wins, then a tie at the ends
+        x[2, 7::5000] = 3
+        op = compile_arg(d, dtype, x.shape, (1,))
+        assert op.plan.notes["tally_pack"] and op.plan.notes["split"] > 1, op.plan.notes
+        check(x, 1, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
+        op = compile_arg(d, dtype, (3, over), (1,))
+        assert not op.plan.notes["tally_pack"] and op.plan.notes["split"] > 1, op.plan.notes
+        assert not op.plan.notes["tally_merge"], op.plan.notes  # (not in TALLY_BITS)
+    # every word read and set back to 0
+    assert d._tally is not None and not d.download(d._tally.buffer, 0, d._tally.size).any()
+
+
 def test_tally_merge_choice(tuned):
     """Where the merge runs: in the split pass where one workgroup merges a block's
     partials in at most TALLY_MAX_PER_THREAD loads a thread, for the strategies and
@@ -1432,10 +1483,24 @@ def test_tally_merge_choice(tuned):
     d = tuned(TALLY_CAP_SPLIT=True, TALLY_CAP_MIN_THREADS=1 << 30)
     p = notes(d, "uint8", (1 << 27,), (0,))
     assert not p.notes["tally_merge"] and p.notes["split"] > 512, p.notes
+    # 8/16-bit keys packed with their indices (TALLY_PACK) where the unpacked merge in the
+    # pass is not taken (more loads a thread, or bits not TALLY_BITS), and the indices fit
+    d = tuned(TALLY_PACK={8: True, 16: True}, TALLY_CAP_SPLIT=False, TALLY_BITS=(8, 32, 64),
+              TALLY_STRATEGIES=("row", "lanes", "tilecol"), COL_TARGET_THREADS=1 << 17)
+    for dtype, shape, axes, pack in (("uint8", (2, 4096, 8192), (1,), False),  # 2 a thread
+                                     ("uint8", (2, 256, 256, 1024), (1, 2), True),  # 32 ways
+                                     ("float16", (2, 4096, 8192), (1,), True),  # 16-bit
+                                     ("uint8", (1 << 25,), (0,), False),  # 2^25 indices
+                                     ("float32", (1 << 16, 512), (0,), False)):  # 32-bit
+        p = notes(d, dtype, shape, axes)
+        assert p.notes["split"] > 1 and p.notes["tally_pack"] is pack, (dtype, shape, p.notes)
+        assert p.notes["tally_merge"] is (pack or dtype == "uint8"), (dtype, shape, p.notes)
+    d = tuned(TALLY_PACK={16: True})
+    assert not notes(d, "uint8", (2, 256, 256, 1024), (1, 2)).notes["tally_pack"]
 
 
 def test_col_target_threads(tuned):
-    """ArgMax/ArgMin's columns and short runs under a kept dim split until
+    """ArgMax/ArgMin's columns and short runs under a kept dim split until about
     COL_TARGET_THREADS threads run, other plans (Hardmax's columns among them) until
     TARGET_THREADS (plans only: nothing is uploaded)."""
     others = set()
@@ -1454,6 +1519,14 @@ def test_col_target_threads(tuned):
         assert hard["strategy"] == "col", hard
         others.add((flat["split"], tile["split"], hard["split"]))
     assert len(others) == 1, others
+    # ... to the nearest whole split (COL_SPLIT_ROUND): 130561 columns of 257 (a thread
+    # each, short of 2^17 by 0.4%) one pass, not a split in two and a merge pass; 43690
+    # columns (3.0 ways) three, 36000 (3.6 ways) four
+    for rounded in (True, False):
+        d = tuned(COL_TARGET_THREADS=1 << 17, COL_SPLIT_ROUND=rounded)
+        for m, ways in ((130561, (1, 2)), (43690, (3, 4)), (36000, (4, 4))):
+            col = arg_notes(d, "float32", (257, m), (0,))
+            assert (col["strategy"], col["split"]) == ("col", ways[not rounded]), (m, col)
 
 
 def test_packed_row_groups(tuned):
