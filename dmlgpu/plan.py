@@ -289,9 +289,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     split = 1
     # (ArgMax/ArgMin's columns and short runs under a kept dim: a warp reads a slice of a
     # row a load)
-    target = (tuning.COL_TARGET_THREADS
-              if sink == "index" and (strategy == "col" or (short_run and not tilecol))
-              else tuning.TARGET_THREADS)
+    cols = sink == "index" and (strategy == "col" or (short_run and not tilecol))
+    target = tuning.COL_TARGET_THREADS if cols else tuning.TARGET_THREADS
     if threads < target:
         cap = tuning.MAX_SPLIT
         if in_pass and tuning.TALLY_CAP_SPLIT and tpo > 1:
@@ -301,8 +300,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # (the columns' target to the nearest whole split: a split that adds less than half
         # again the threads costs the merge pass more than it gives; COL_SPLIT_ROUND)
         ways = (max(1, (2 * target + threads) // (2 * threads))
-                if target == tuning.COL_TARGET_THREADS and tuning.COL_SPLIT_ROUND
-                else ceil_div(target, threads))
+                if cols and tuning.COL_SPLIT_ROUND else ceil_div(target, threads))
         split = max(1, min(ways, max_split, cap))
     chunk = ceil_div(n_walk, split)
     split = ceil_div(n_walk, chunk)
@@ -374,7 +372,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if in_pass:
         blocks = groups // split
         if pack:
-            fuse = dict(tally=True, tally_pack=True, tally_tpo=1, tally_spin=0, tally_n=0)
+            fuse = dict(tally=True, tally_pack=True, tally_tpo=1)
             tally_words = n_out + blocks
         else:
             fuse = dict(tally=True, tally_pack=False, tally_tpo=tpo,
@@ -411,7 +409,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                n_groups=mgroups),
                           mgroups, "partials", "output"))
     notes = dict(strategy="interleave" if interleave else strategy, split=split, chunk=chunk,
-                 tally_merge=in_pass, tally_pack=in_pass and pack,
+                 tally_merge=in_pass, tally_pack=pack,
                  threads_per_row=tpr if strategy in ("row", "lanes") else 0,
                  packed=packed or tilecol or strategy == "lanes" or col_words,
                  row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun)
