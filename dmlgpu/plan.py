@@ -272,7 +272,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # partials folded into one word by atomicMax, a load an output to merge (TALLY_PACK)
     pack = (in_pass and tuning.TALLY_PACK.get(dt.bits, False)
             and n_red <= 1 << (32 - dt.bits))
-    in_pass = in_pass and dt.bits in tuning.TALLY_BITS
+    in_pass = in_pass and (dt.bits in tuning.TALLY_BITS
+                           or (strategy == "row" and dt.bits in tuning.TALLY_ROW_BITS))
     if in_pass or pack:
         # a workgroup's outputs (a block), and threads per output in the merge (a power of
         # two; one, each thread looping over outputs, from a workgroup's worth of outputs)

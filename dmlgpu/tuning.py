@@ -262,11 +262,11 @@ TARGET_THREADS = 1 << 20
 COL_TARGET_THREADS = 1 << 17
 # ... to the nearest whole number of splits, not up: a split that adds less than half again
 # the threads costs its merge pass more than it gives. H100, 2026-11-27, same run, GPU us,
-# up -> nearest (bench/results/argreduce-col-round/h100-dawn-r.json, Dawn; wgpu-native's
-# h100-wgpu-col.json through COL_TARGET_THREADS 2^16, the same plan): columns of 257
-# (130561 outputs, 0.4% short of 2^17: two splits and a merge pass -> one pass) float32
-# 62.7 -> 56.9 (wgpu-native 60.9 -> 55.3), int64 105.4 -> 97.3, uint8 35.6 -> 31.8,
-# float16 55.8 -> 55.0. No other point of the grids changes plan.
+# up -> nearest (bench/results/argreduce-col-round/h100-{wgpu,dawn}-r.json), wgpu-native /
+# Dawn: columns of 257 (130561 outputs, 0.4% short of 2^17: two splits and a merge pass ->
+# one pass) float32 61.0 -> 54.4 / 62.7 -> 56.9, int64 107.0 -> 97.3 / 105.4 -> 97.3, uint8
+# 34.0 -> 31.0 / 35.6 -> 31.8, float16 53.1 -> 52.0 / 55.8 -> 55.0. No other point of the
+# grids changes plan.
 COL_SPLIT_ROUND = True
 # Row plans give rows more threads each (up to a workgroup) until this many run (see
 # ARG_ROWS_BYTES).
@@ -551,6 +551,15 @@ PARTIALS_SPLIT_MAJOR = True
 TALLY_MERGE = True
 TALLY_STRATEGIES = ("row", "lanes", "tilecol")
 TALLY_BITS = (8, 32, 64)
+# ... and for row plans these too. float16 row splits, the merge pass -> in the pass (H100,
+# wgpu-native, 2026-11-27, same run, GPU us, two passes each, bench/results/argreduce-
+# tally-pack/h100-wgpu-t16.json): (2, 4096, 8192) over (1, 2) 57.1 / 57.6 -> 54.9 / 55.3
+# (82 -> 86% of a copy), over every axis 57.5 / 57.2 -> 56.4 / 56.7, (8192, 4096, 2) over
+# every axis 57.6 / 56.8 -> 56.2 / 56.1; word lanes (not row plans) over (0, 1) even. Not
+# taken yet: Dawn and the nine 256 MiB row splits it would also move are unmeasured on this
+# code (in the 2026-11-26 run, before TALLY_BATCH, (128, 128, 128, 64) over (1, 2, 3) went
+# 105.9 -> 113.9 us in the pass: h100-wgpu-tally-grid-bits.json).
+TALLY_ROW_BITS = ()
 # ... and, by element bits, where the merge would otherwise take a pass (more partials a
 # thread than TALLY_MAX_PER_THREAD, or bits not in TALLY_BITS) and the reduced indices fit
 # under the key in a word (2^24 for 8-bit, 2^16 for 16-bit): an output's partials folded
@@ -562,11 +571,11 @@ TALLY_BITS = (8, 32, 64)
 # 512) over (0, 1) 59.5 -> 57.5 (Dawn 63 -> 60), (128, 128, 128, 64) over (0, 1, 2) 62.2 ->
 # 59.8; float16 (2, 256, 256, 1024) over (1, 2) 111.2 -> 99.3 (Dawn 110 -> 103), (128,
 # 128, 128, 64) over (0, 1) 105.3 -> 97.9, (2, 4096, 8192) over axis 1 59.2 -> 57.6 (Dawn 61
-# -> 59); float16 columns of 1000 / 5000 (rows grid, Dawn, h100-dawn-pr.json) 45.2 / 44.5
-# -> 41.9 / 41.7. Where the unpacked merge in the pass was taken (uint8 tile columns split
-# 2-4 ways, two partials a thread) packing lost a little: (2, 4096, 8192) over axis 1 34.3
-# -> 35.2, (8192, 4096, 2) over axis 0 34.7 -> 35.1 (every workgroup waits for its
-# atomicMax results): those keep it.
+# -> 59); float16 columns of 1000 / 5000 (rows grid, h100-{wgpu,dawn}-pr.json) 42.8 / 42.0
+# -> 41.2 / 39.5 (Dawn 45.2 / 44.5 -> 41.9 / 41.7). Where the unpacked merge in the pass
+# was taken (uint8 tile columns split 2-4 ways, two partials a thread) packing lost a
+# little: (2, 4096, 8192) over axis 1 34.3 -> 35.2, (8192, 4096, 2) over axis 0 34.7 ->
+# 35.1 (every workgroup waits for its atomicMax results): those keep it.
 TALLY_PACK = {8: True, 16: True}
 # (A thread's two partials loaded together by an unrolled merge loop cost float16 up to 15
 # us more on the H100: h100-wgpu-tally-grid.json against h100-wgpu-tally3.json; float16

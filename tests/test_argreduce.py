@@ -1497,6 +1497,14 @@ def test_tally_merge_choice(tuned):
         assert p.notes["tally_merge"] is (pack or dtype == "uint8"), (dtype, shape, p.notes)
     d = tuned(TALLY_PACK={16: True})
     assert not notes(d, "uint8", (2, 256, 256, 1024), (1, 2)).notes["tally_pack"]
+    # 16-bit row plans merged in the pass unpacked (TALLY_ROW_BITS), other plans not
+    for row_bits in ((), (16,)):
+        d = tuned(TALLY_ROW_BITS=row_bits, TALLY_PACK={})
+        p = notes(d, "float16", (2, 4096, 8192), (1, 2))  # two rows of 2^25, split
+        assert p.notes["strategy"] == "row" and p.notes["split"] > 1, p.notes
+        assert p.notes["tally_merge"] is bool(row_bits), p.notes
+        p = notes(d, "float16", (2, 4096, 8192), (1,))  # tile columns, split
+        assert p.notes["strategy"] == "tilecol" and not p.notes["tally_merge"], p.notes
 
 
 def test_col_target_threads(tuned):
