@@ -343,25 +343,25 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # short packed rows: a tile (TPR x unroll words) no longer than a row, else every
         # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
         unroll = min(unroll, pow2_floor(max(1, n_red // pw // tpr)))
+    vload = False
     if strategy == "row":
         # (rows of whole tiles, every split's range too, keep the kernel without the tail's
         # branch: a word-aligned view never takes it, one that is not takes the loop)
         tile = tpr * unroll * (pw if packed else 1)
         whole = n_red % tile == 0 and (split == 1 or chunk % tile == 0)
+        # contiguous rows of whole vectors of words (16 bytes), each starting on one, read a
+        # vector a load (ROW_VLOAD by element bits: 8/16-bit rows as words, 32-bit
+        # elements; ArgMax/ArgMin; the offset: when bound, Step.in_align below)
+        vload = ((packed or (red_contig and dt.storage == "x32"))
+                 and not interleave and len(walked) == 1
+                 and sink == "index" and tuning.ROW_VLOAD.get(dt.bits, False)
+                 and unroll % VEC_WORDS == 0 and n_red % (VEC_WORDS * pw) == 0
+                 and all(d.strides[0] % (VEC_WORDS * pw) == 0 for d in kept))
         first.update(tile_max=tuning.ROW_TILE_MAX, nan_by_tile=tuning.ROW_NAN_BY_TILE,
                      masked_tail=(tuning.ROW_MASKED_TAIL
                                   if not packed or tuning.ROW_MASKED_TAIL_PACKED else 0)
-                     if len(walked) == 1 and not whole else 0)
-    # ... contiguous rows of whole vectors of words (16 bytes), each starting on one, read a
-    # vector a load (ROW_VLOAD by element bits: 8/16-bit rows as words, 32-bit elements;
-    # ArgMax/ArgMin; the offset: when bound)
-    vload = (strategy == "row" and (packed or (red_contig and dt.storage == "x32"))
-             and not interleave and len(walked) == 1
-             and sink == "index" and tuning.ROW_VLOAD.get(dt.bits, False)
-             and unroll % VEC_WORDS == 0 and n_red % (VEC_WORDS * pw) == 0
-             and all(d.strides[0] % (VEC_WORDS * pw) == 0 for d in kept))
-    if strategy == "row":
-        first.update(src_vec=VEC_WORDS if vload else 1)
+                     if len(walked) == 1 and not whole else 0,
+                     src_vec=VEC_WORDS if vload else 1)
     walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)
     if strategy == "row" and not interleave and len(walked) > 1 and tuning.ROW_WALK:
         first.update(_walk(reds[-1].size // (pw if packed else 1), tpr, unroll,
