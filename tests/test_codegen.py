@@ -43,7 +43,10 @@ def plan_shapes(dtype: str | None = None) -> list[tuple]:
         # groups ("tilecol"), split
         ((tuning.TILECOL_MIN_RED, 128), (0,)),  # the same, one row group, one pass
     ] + ([((300, tuning.ARG_STAGE_WORDS[bits][0] * 32 // bits), (1,))]  # rows staged
-         if dtype is not None and (bits := np.dtype(dtype).itemsize * 8) else [])
+         if dtype is not None and (bits := np.dtype(dtype).itemsize * 8) else []) + (
+        # 8-bit word lanes of 2^25 indices (more than a packed merge holds), split more
+        # ways than the merge in the pass takes: a merge pass
+        [((1 << 25, 2), (0,))] if dtype is not None and bits == 8 else [])
 
 
 def desc_for(cls, dtype, sizes, axes, direction, index="uint32"):
@@ -83,6 +86,8 @@ def test_every_planned_kernel_compiles(dev, dtype, cls, direction):
                                              ("tilecol", "input", "partials")}
         assert {s.variables["ry"] for s in steps if s.variables["strategy"] == "tilecol"} \
             > {1}
+        # (split merged in the pass, the partials packed with their indices: TALLY_PACK)
+        assert any(s.variables.get("tally_pack") for s in steps)
     assert any(s.variables.get("interleave") for s in steps)
     for s in steps:
         v = dict(s.variables, n_in_win=1, n_out_win=1)
