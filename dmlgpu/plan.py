@@ -270,8 +270,11 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # ... and, where that would take more loads a thread or the element bits are not
     # TALLY_BITS, 8/16-bit keys whose indices fit beside them in a word: an output's
     # partials folded into one word by atomicMax, a load an output to merge (TALLY_PACK)
+    # (indices past that: their top bits, a shift of at most TALLY_PACK_SHIFT; the merge
+    # finds the index among the 2^shift elements its code stands for)
+    pack_shift = max(0, (n_red - 1).bit_length() - (32 - dt.bits))
     pack = (in_pass and tuning.TALLY_PACK.get(dt.bits, False)
-            and n_red <= 1 << (32 - dt.bits))
+            and pack_shift <= tuning.TALLY_PACK_SHIFT)
     in_pass = in_pass and (dt.bits in tuning.TALLY_BITS
                            or (strategy == "row" and dt.bits in tuning.TALLY_ROW_BITS))
     if in_pass or pack:
@@ -373,7 +376,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if in_pass:
         blocks = groups // split
         if pack:
-            fuse = dict(tally=True, tally_pack=True, tally_tpo=1)
+            fuse = dict(tally=True, tally_pack=True, tally_tpo=1, pack_shift=pack_shift)
             tally_words = n_out + blocks
         else:
             fuse = dict(tally=True, tally_pack=False, tally_tpo=tpo,

@@ -555,11 +555,15 @@ TALLY_BITS = (8, 32, 64)
 # wgpu-native, 2026-11-27, same run, GPU us, two passes each, bench/results/argreduce-
 # tally-pack/h100-wgpu-t16.json): (2, 4096, 8192) over (1, 2) 57.1 / 57.6 -> 54.9 / 55.3
 # (82 -> 86% of a copy), over every axis 57.5 / 57.2 -> 56.4 / 56.7, (8192, 4096, 2) over
-# every axis 57.6 / 56.8 -> 56.2 / 56.1; word lanes (not row plans) over (0, 1) even. Not
-# taken yet: Dawn and the nine 256 MiB row splits it would also move are unmeasured on this
-# code (in the 2026-11-26 run, before TALLY_BATCH, (128, 128, 128, 64) over (1, 2, 3) went
-# 105.9 -> 113.9 us in the pass: h100-wgpu-tally-grid-bits.json).
-TALLY_ROW_BITS = ()
+# every axis 57.6 / 56.8 -> 56.2 / 56.1; word lanes (not row plans) over (0, 1) even. Then
+# every grid point it moves (12 x both ops: the three above and nine of 256 MiB; H100,
+# 2026-11-27 (night), base / t16 / base / t16 in one process, h100-{wgpu,dawn}-t16g.json there):
+# faster at 24 / 24 on both implementations in both pairs but one (within 0.4 us), e.g.
+# (2, 4096, 8192) over (1, 2) ArgMax 57.0 / 58.2 -> 55.1 / 55.7 (wgpu-native), 61.6 / 61.9
+# -> 58.2 / 59.1 (Dawn); (128, 128, 128, 64) over (1, 2, 3) 102.8 / 102.0 -> 98.8 / 99.2
+# and 106.1 / 106.0 -> 102.7 / 102.8. (In the 2026-11-26 run, before TALLY_BATCH, that
+# point went 105.9 -> 113.9 us in the pass: h100-wgpu-tally-grid-bits.json.)
+TALLY_ROW_BITS = (16,)
 # ... and, by element bits, where the merge would otherwise take a pass (more partials a
 # thread than TALLY_MAX_PER_THREAD, or bits not in TALLY_BITS) and the reduced indices fit
 # under the key in a word (2^24 for 8-bit, 2^16 for 16-bit): an output's partials folded
@@ -577,6 +581,18 @@ TALLY_ROW_BITS = ()
 # little: (2, 4096, 8192) over axis 1 34.3 -> 35.2, (8192, 4096, 2) over axis 0 34.7 ->
 # 35.1 (every workgroup waits for its atomicMax results): those keep it.
 TALLY_PACK = {8: True, 16: True}
+# ... and where the reduced indices take up to this many bits more than fit: a word holds
+# the index's top bits, and the merge keys the 2^shift elements they stand for again (one
+# load each, from the last workgroup of a block) to find the first (DECREASING: last) of
+# the best key among them. H100, 2026-11-27 (night), shift 0 / 3 / 0 / 3 in one process,
+# GPU us (bench/results/argreduce-tally-pack/h100-{wgpu,dawn}-ps.json; the grid's three
+# points it moves, from a merge pass to one): uint8 (8192, 4096, 2) over (0, 1) (2^25, a
+# shift of 1) 37.1 / 37.5 -> 33.1 (67 -> 76% of a copy; wgpu-native) and 39.4 / 39.5 ->
+# 35.6 / 35.9 (Dawn); float16 (2, 256, 256, 1024) over (0, 1, 2) (2^17) 108.8 / 108.9 ->
+# 100.5 (84 -> 91%) and 112.3 / 112.5 -> 109.3 / 107.7; float16 (512, 512, 512) over (0,
+# 1) (2^18) 107.6 / 109.3 -> 102.1 and 111.5 / 111.4 -> 109.2 / 109.5. (More than 3 bits:
+# eight loads a thread of the last workgroup, not measured.)
+TALLY_PACK_SHIFT = 3
 # (A thread's two partials loaded together by an unrolled merge loop cost float16 up to 15
 # us more on the H100: h100-wgpu-tally-grid.json against h100-wgpu-tally3.json; float16
 # no longer merges in the pass, and TALLY_BATCH below loads them together again.) The uint8

@@ -1408,12 +1408,15 @@ def test_tally_pack(tuned, dtype):
     of an output folded into one tally word by atomicMax, (key << (32 - bits)) | the
     index's code; the last workgroup of a block decodes the words. Every strategy that
     splits, blocks past the last output, ties, NaN and extremes, both ops and directions,
-    the largest index range that fits (16-bit: 65536, its last index the answer) and the
-    first that does not (a merge pass, or the unpacked merge in the pass); the tally
-    buffer all 0 again after the calls. A wrong code, the key's shift or a word left set
-    fails it (one reduction of the buffer's stale words into the next call's)."""
+    the largest index range that fits (16-bit: 65536, its last index the answer), ranges
+    whose indices' top bits stand in the word (TALLY_PACK_SHIFT: 2^17 to 2^19 indices, ties
+    within the elements one code stands for) and the first too long for that (a merge pass,
+    or the unpacked merge in the pass); the tally buffer all 0 again after the calls. A
+    wrong code, the key's shift or a word left set fails it (one reduction of the buffer's
+    stale words into the next call's)."""
     rng = rng_for("tally pack", dtype)
     d = tuned(TALLY_MERGE=True, TALLY_PACK={8: True, 16: True}, TALLY_BITS=(32, 64),
+              TALLY_ROW_BITS=(), TALLY_PACK_SHIFT=3,
               TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
               TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
               PACKED_ROW_CHUNK_WORDS=512, MIN_COL_CHUNK=16, ARG_TILECOL_MIN_ROWS=16,
@@ -1438,15 +1441,25 @@ def test_tally_pack(tuned, dtype):
             check(x, axes, tensor=dg.asarray(x, device=d), combos=combos)
     assert seen >= {"row", "tilecol", "lanes" if dtype.endswith("16") else "interleave"}, seen
     bits = np.dtype(dtype).itemsize * 8
-    if bits == 16:  # (8-bit: 2^24 indices, too many for lavapipe)
-        fit, over = 1 << 16, (1 << 16) + 1
-        x = np.zeros((3, fit), dtype)
-        x[0, -1] = x[1, 0] = x[1, -1] = 1  # the last index wins, then a tie at the ends
-        x[2, 7::5000] = 3
-        op = compile_arg(d, dtype, x.shape, (1,))
-        assert op.plan.notes["tally_pack"] and op.plan.notes["split"] > 1, op.plan.notes
-        check(x, 1, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
-        op = compile_arg(d, dtype, (3, over), (1,))
+    if bits == 16:  # (8-bit: 2^24 indices and more, too many for lavapipe)
+        # 2^16 indices fit; up to 2^(16 + TALLY_PACK_SHIFT) the word holds their top bits
+        # (a shift of 1, 2, 3: the merge finds the index among the 2^shift they stand for)
+        for shift in range(4):
+            n = (1 << (15 + shift)) + 1 if shift else 1 << 16
+            x = np.zeros((5, n), dtype)
+            x[0, -1] = x[1, 0] = x[1, -1] = 1  # the last index wins, then a tie at the ends
+            g = (n // 3) >> shift << shift  # a group of 2^shift indices mid-row
+            x[2, 7::5000] = 3
+            x[2, [g + 1, g + (1 << shift) - 1]] = 4  # a tie within one group (its ends)
+            x[3] = random_values(rng, n, dtype)  # ties, NaN, extremes
+            x[4] = 2
+            x[4, [g, g + (1 << shift) - 1]] = 0  # (ArgMin) a tie at a group's ends
+            op = compile_arg(d, dtype, x.shape, (1,))
+            notes = op.plan.notes
+            assert notes["tally_pack"] and notes["split"] > 1, (shift, notes)
+            assert op.plan.steps[0].variables["pack_shift"] == shift, shift
+            check(x, 1, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
+        op = compile_arg(d, dtype, (3, (1 << 19) + 1), (1,))
         assert not op.plan.notes["tally_pack"] and op.plan.notes["split"] > 1, op.plan.notes
         assert not op.plan.notes["tally_merge"], op.plan.notes  # (not in TALLY_BITS)
     # every word read and set back to 0
@@ -1461,17 +1474,20 @@ def test_tally_merge_choice(tuned):
     for Hardmax's one-hot. (PACKED_ROW_GROUPS off: it caps uint8's splits too.)"""
     def notes(d, dtype, shape, axes):
         return compile_arg(d, dtype, shape, axes).plan
-    d = tuned(TALLY_CAP_SPLIT=False, PACKED_ROW_GROUPS=0)
+    d = tuned(TALLY_CAP_SPLIT=False, PACKED_ROW_GROUPS=0, TALLY_ROW_BITS=(), TALLY_PACK_SHIFT=3)
     p = notes(d, "uint8", (1 << 22,), (0,))  # (a plan only: nothing is uploaded)
     assert p.notes["tally_merge"] and p.notes["split"] == 32 and len(p.steps) == 1, p.notes
     assert p.tally_bytes == (32 + 1) * 4
     assert notes(d, "float32", (1 << 22,), (0,)).notes["tally_merge"]
     assert notes(d, "int64", (1 << 22,), (0,)).notes["tally_merge"]
     for dtype, shape in (("float16", (1 << 22,)), ("uint16", (1 << 22,)),  # (bits)
-                         ("uint8", (1 << 27,)),  # (1024 ways: 4 partials a thread)
+                         ("uint8", (1 << 28,)),  # (2048 ways: 8 partials a thread)
                          ("float32", (1 << 16, 512))):  # (columns: not a strategy named)
         p = notes(d, dtype, shape, (0,))
         assert not p.notes["tally_merge"] and len(p.steps) == 2, (dtype, p.notes)
+    # (1024 ways, 4 a thread: packed, the index's top 24 of 27 bits; 2^28: 4 bits over)
+    p = notes(d, "uint8", (1 << 27,), (0,))
+    assert p.notes["tally_pack"] and p.steps[0].variables["pack_shift"] == 3, p.notes
     d = tuned(TALLY_STRATEGIES=("col",), TALLY_BITS=(32,), COL_TARGET_THREADS=1 << 20)
     p = notes(d, "float32", (1 << 16, 512), (0,))  # split 1024 ways, 256 outputs a block
     assert not p.notes["tally_merge"] and p.notes["split"] == 1024, p.notes
@@ -1480,7 +1496,7 @@ def test_tally_merge_choice(tuned):
     d = tuned(TALLY_CAP_SPLIT=True, TALLY_STRATEGIES=("row",), TALLY_BITS=(8,))
     p = notes(d, "uint8", (1 << 27,), (0,))
     assert p.notes["tally_merge"] and p.notes["split"] == 512 and len(p.steps) == 1, p.notes
-    d = tuned(TALLY_CAP_SPLIT=True, TALLY_CAP_MIN_THREADS=1 << 30)
+    d = tuned(TALLY_CAP_SPLIT=True, TALLY_CAP_MIN_THREADS=1 << 30, TALLY_PACK={})
     p = notes(d, "uint8", (1 << 27,), (0,))
     assert not p.notes["tally_merge"] and p.notes["split"] > 512, p.notes
     # 8/16-bit keys packed with their indices (TALLY_PACK) where the unpacked merge in the
@@ -1542,7 +1558,7 @@ def test_packed_row_groups(tuned):
     where that would run over PACKED_ROW_GROUPS workgroups in all; word lanes keep the
     chunk. Plans of the grid's sizes, then small rows under shrunk numbers, exact."""
     for groups, flat_split, rows_split in ((0, 1024, 2), (512, 512, 1)):
-        d = tuned(PACKED_ROW_GROUPS=groups, PACKED_ROW_CHUNK_WORDS=32768)
+        d = tuned(PACKED_ROW_GROUPS=groups, PACKED_ROW_CHUNK_WORDS=32768, TALLY_PACK_SHIFT=0)
         flat = arg_notes(d, "uint8", (128, 128, 128, 64), (0, 1, 2, 3))  # 2^25 words
         rows = arg_notes(d, "uint8", (512, 512, 512), (1, 2))  # 512 rows of 2^16 words
         lanes = arg_notes(d, "float16", (8192, 4096, 2), (0, 1))

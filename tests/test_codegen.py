@@ -44,9 +44,9 @@ def plan_shapes(dtype: str | None = None) -> list[tuple]:
         ((tuning.TILECOL_MIN_RED, 128), (0,)),  # the same, one row group, one pass
     ] + ([((300, tuning.ARG_STAGE_WORDS[bits][0] * 32 // bits), (1,))]  # rows staged
          if dtype is not None and (bits := np.dtype(dtype).itemsize * 8) else []) + (
-        # 8-bit word lanes of 2^25 indices (more than a packed merge holds), split more
-        # ways than the merge in the pass takes: a merge pass
-        [((1 << 25, 2), (0,))] if dtype is not None and bits == 8 else [])
+        # 8-bit word lanes of 2^28 indices (more than a packed merge holds, even by their
+        # top bits), split more ways than the merge in the pass takes: a merge pass
+        [((1 << 28, 2), (0,))] if dtype is not None and bits == 8 else [])
 
 
 def desc_for(cls, dtype, sizes, axes, direction, index="uint32"):
