@@ -122,8 +122,7 @@ class CachingAllocator:
 
     def alloc_sized(self, size: int, usage: int, what: str = "tensor") -> Block:
         """alloc for a size that buffer_size gave (a repeated call's known outputs)."""
-        key = (usage, size)
-        block = None
+        buf = None
         with self._lock:
             freed = self._freed
             if freed:
@@ -133,25 +132,23 @@ class CachingAllocator:
                 last = freed.pop()
                 if last[1] == size and last[0] == usage:
                     self.frees += 1
-                    self.hits += 1
-                    block = Block(last[2], size, usage, self)
+                    buf = last[2]
                 else:
                     freed.append(last)
                 if freed:
                     self._drain()
-            free = self._free.get(key) if block is None else None
-            if free:
+            if buf is None and (free := self._free.get((usage, size))):
                 buf = free.pop()
                 del self._lru[id(buf)]
                 self.cached -= size
                 self.allocated += size
                 self.peak = max(self.peak, self.allocated)
+            if buf is not None:  # a cached buffer handed out, either way
                 self.hits += 1
-                block = Block(buf, size, usage, self)
         if self._doomed:
             self._destroy_doomed()
-        if block is not None:
-            return block
+        if buf is not None:
+            return Block(buf, size, usage, self)
         buf = self._new(size, usage, what)
         with self._lock:
             self._owned[id(buf)] = buf
