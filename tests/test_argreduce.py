@@ -1459,6 +1459,16 @@ def test_tally_pack(tuned, dtype):
             assert notes["tally_pack"] and notes["split"] > 1, (shift, notes)
             assert op.plan.steps[0].variables["pack_shift"] == shift, shift
             check(x, 1, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
+        # ... under the other strategies that split (their decode through red_offset)
+        for shape, axes, strategy, shift in (((1 << 17, 2), (0,), "lanes", 1),
+                                             ((300, 300, 2), (0, 1), "lanes", 1),
+                                             ((70001, 8), (0,), "interleave", 1),
+                                             ((140000, 32), (0,), "tilecol", 2)):
+            notes = compile_arg(d, dtype, shape, axes).plan
+            assert (notes.notes["strategy"], notes.notes["tally_pack"],
+                    notes.steps[0].variables["pack_shift"]) == (strategy, True, shift), shape
+            x = random_values(rng, shape, dtype)
+            check(x, axes, tensor=dg.asarray(x, device=d), combos=combos)
         op = compile_arg(d, dtype, (3, (1 << 19) + 1), (1,))
         assert not op.plan.notes["tally_pack"] and op.plan.notes["split"] > 1, op.plan.notes
         assert not op.plan.notes["tally_merge"], op.plan.notes  # (not in TALLY_BITS)
