@@ -274,7 +274,7 @@ def test_breakdown_and_replay_tools_run(capsys):
     assert bench is not None
 
 
-def test_steps_and_tuning_sweep_tools_run(capsys):
+def test_steps_and_tuning_sweep_tools_run(capsys, monkeypatch):
     """bench.steps times NonZero's passes and each dispatch of ArgMax and TopK
     points; bench.tuning_sweep runs a grid under two tunings (fresh devices), each point
     checked, and puts the tuning back (tiny sizes)."""
@@ -293,7 +293,9 @@ def test_steps_and_tuning_sweep_tools_run(capsys):
     # folded into the scatter), three with a scan pass of its own
     passes = 2 if tuning.NONZERO_FUSED_SCAN else 3
     assert len(lines) == 48 and all(ln.count(" + ") == passes - 1 for ln in lines), lines
-    # --arg / --topk: each point's strategy (or kernels) and its dispatches' times
+    # --arg / --topk: each point's strategy (or kernels) and its dispatches' times (the
+    # float16 split's merge a pass of its own: no merge in the split pass)
+    monkeypatch.setattr(tuning, "TALLY_MERGE", False)
     steps.arg_points(impl, [["float16", [2, 3, 40000], [0, 2]], ["uint8", [5, 70], [1]]])
     steps.topk_points(impl, [["float32", [6, 5000], -1, 200]])
     lines = capsys.readouterr().out.splitlines()
