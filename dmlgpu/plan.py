@@ -270,11 +270,10 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # ... and, where that would take more loads a thread or the element bits are not
     # TALLY_BITS, 8/16-bit keys whose indices fit beside them in a word: an output's
     # partials folded into one word by atomicMax, a load an output to merge (TALLY_PACK)
-    # (indices past that: their top bits, a shift of at most TALLY_PACK_SHIFT; the merge
-    # finds the index among the 2^shift elements its code stands for)
+    # (indices past that: their top bits; the merge finds the index among the 2^shift
+    # elements its code stands for: see the block below)
     pack_shift = max(0, (n_red - 1).bit_length() - (32 - dt.bits))
-    pack = (in_pass and tuning.TALLY_PACK.get(dt.bits, False)
-            and pack_shift <= tuning.TALLY_PACK_SHIFT)
+    pack = in_pass and tuning.TALLY_PACK.get(dt.bits, False)
     in_pass = in_pass and (dt.bits in tuning.TALLY_BITS
                            or (strategy == "row" and dt.bits in tuning.TALLY_ROW_BITS))
     if in_pass or pack:
@@ -287,6 +286,13 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         else:  # row, lanes: R = wg / tpr row groups a workgroup
             block = inner if interleave else wg // tpr * (inner if strategy == "lanes" else 1)
         tpo = wg // min(wg, pow2_ceil(block))
+        # a packed code of the indices' top bits: a thread an output keys their 2^shift
+        # elements up to TALLY_PACK_SHIFT bits; past that the block's outputs share the last
+        # workgroup (tpo threads each), at most TALLY_PACK_COOP_LOADS elements a thread
+        pack_tpo = 1 if pack_shift <= tuning.TALLY_PACK_SHIFT else tpo
+        pack = pack and (pack_shift <= tuning.TALLY_PACK_SHIFT
+                         or (block <= wg and ceil_div(1 << pack_shift, tpo)
+                             <= tuning.TALLY_PACK_COOP_LOADS))
 
         def tally_per_thread(n_split: int) -> int:
             return ceil_div(n_split, tpo) if tpo > 1 else ceil_div(block, wg) * n_split
@@ -376,7 +382,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     if in_pass:
         blocks = groups // split
         if pack:
-            fuse = dict(tally=True, tally_pack=True, tally_tpo=1, pack_shift=pack_shift)
+            fuse = dict(tally=True, tally_pack=True, tally_tpo=1, pack_shift=pack_shift,
+                        pack_tpo=pack_tpo)
             tally_words = n_out + blocks
         else:
             fuse = dict(tally=True, tally_pack=False, tally_tpo=tpo,

@@ -593,6 +593,17 @@ TALLY_PACK = {8: True, 16: True}
 # 1) (2^18) 107.6 / 109.3 -> 102.1 and 111.5 / 111.4 -> 109.2 / 109.5. (More than 3 bits:
 # eight loads a thread of the last workgroup, not measured.)
 TALLY_PACK_SHIFT = 3
+# ... and past that, where a block's outputs leave the last workgroup's threads to share
+# their codes' elements at most this many loads a thread (0: not at all): one round of
+# loads, a workgroup atomic an output for the first (DECREASING: last) of the key. H100,
+# 2026-11-27 (night), 0 / 4 / 0 / 4 in one process, GPU us (h100-{wgpu,dawn}-cp.json
+# there; the grid's one point it moves for each 16-bit type, word lanes of 2^25, 9 bits
+# over, 128 threads an output keying 4 elements each, from a merge pass to none): float16
+# (8192, 4096, 2) over (0, 1) ArgMax 58.4 / 58.4 -> 55.9 / 55.5 (80 -> 85% of a copy),
+# ArgMin 59.2 / 60.0 -> 55.4 / 55.6 (wgpu-native), 62.4 / 62.2 -> 59.1 / 59.4 (Dawn);
+# int16 58.0 / 58.0 -> 54.0 / 54.0 and 61.5 / 61.2 -> 56.5 / 57.7; (2, 4096, 8192) over
+# (0, 1) (not moved) within 0.6 us.
+TALLY_PACK_COOP_LOADS = 4
 # (A thread's two partials loaded together by an unrolled merge loop cost float16 up to 15
 # us more on the H100: h100-wgpu-tally-grid.json against h100-wgpu-tally3.json; float16
 # no longer merges in the pass, and TALLY_BATCH below loads them together again.) The uint8

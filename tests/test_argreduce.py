@@ -1469,7 +1469,28 @@ def test_tally_pack(tuned, dtype):
                     notes.steps[0].variables["pack_shift"]) == (strategy, True, shift), shape
             x = random_values(rng, shape, dtype)
             check(x, axes, tensor=dg.asarray(x, device=d), combos=combos)
-        op = compile_arg(d, dtype, (3, (1 << 19) + 1), (1,))
+        # more bits than a thread an output keys (TALLY_PACK_SHIFT): a block's outputs share
+        # the last workgroup (64 threads here), each thread keying up to
+        # TALLY_PACK_COOP_LOADS of a code's elements; a row of 2^23 + 1 (8 bits, 4 a thread)
+        # and word lanes of 2^20 (4 bits, 1 a thread)
+        dc = tuned(REDUCE_WG=64)
+        for shape, axes, shift, tpo in ((((1 << 23) + 1,), (0,), 8, 64),
+                                        ((1 << 20, 2), (0,), 4, 32)):
+            v = compile_arg(dc, dtype, shape, axes).plan.steps[0].variables
+            assert (v["tally_pack"], v["pack_shift"], v["pack_tpo"]) == (True, shift, tpo), v
+            x = np.zeros(shape, dtype)
+            flat = x.reshape(-1)
+            flat[rng.integers(0, flat.size, 50)] = 3  # ties far apart, some in one code
+            g = flat.size // 3 >> shift << shift
+            flat[[g + 5, g + (1 << shift) - 2, flat.size - 1]] = 3
+            flat[rng.integers(0, flat.size, 20)] = 0  # (ArgMin: zeros everywhere else)
+            check(x, axes, tensor=dg.asarray(x, device=dc), combos=ALL_COMBOS)
+            x = random_values(rng, shape, dtype)
+            check(x, axes, tensor=dg.asarray(x, device=dc), combos=ALL_COMBOS)
+        assert not dc.download(dc._tally.buffer, 0, dc._tally.size).any()
+        dn = tuned(REDUCE_WG=256, TALLY_PACK_COOP_LOADS=0)  # (none shared: a merge pass)
+        assert not compile_arg(dn, dtype, ((1 << 23) + 1,), (0,)).plan.notes["tally_pack"]
+        op = compile_arg(dn, dtype, (3, (1 << 19) + 1), (1,))
         assert not op.plan.notes["tally_pack"] and op.plan.notes["split"] > 1, op.plan.notes
         assert not op.plan.notes["tally_merge"], op.plan.notes  # (not in TALLY_BITS)
     # every word read and set back to 0
@@ -1484,7 +1505,7 @@ def test_tally_merge_choice(tuned):
     for Hardmax's one-hot. (PACKED_ROW_GROUPS off: it caps uint8's splits too.)"""
     def notes(d, dtype, shape, axes):
         return compile_arg(d, dtype, shape, axes).plan
-    d = tuned(TALLY_CAP_SPLIT=False, PACKED_ROW_GROUPS=0, TALLY_ROW_BITS=(), TALLY_PACK_SHIFT=3)
+    d = tuned(TALLY_CAP_SPLIT=False, PACKED_ROW_GROUPS=0, TALLY_ROW_BITS=(), TALLY_PACK={})
     p = notes(d, "uint8", (1 << 22,), (0,))  # (a plan only: nothing is uploaded)
     assert p.notes["tally_merge"] and p.notes["split"] == 32 and len(p.steps) == 1, p.notes
     assert p.tally_bytes == (32 + 1) * 4
@@ -1495,9 +1516,14 @@ def test_tally_merge_choice(tuned):
                          ("float32", (1 << 16, 512))):  # (columns: not a strategy named)
         p = notes(d, dtype, shape, (0,))
         assert not p.notes["tally_merge"] and len(p.steps) == 2, (dtype, p.notes)
-    # (1024 ways, 4 a thread: packed, the index's top 24 of 27 bits; 2^28: 4 bits over)
-    p = notes(d, "uint8", (1 << 27,), (0,))
-    assert p.notes["tally_pack"] and p.steps[0].variables["pack_shift"] == 3, p.notes
+    # ... where packed (TALLY_PACK): 1024 ways, the index's top 24 of 27 bits, a thread an
+    # output keying the 8 its code stands for; 2^28: 4 bits over, the workgroup keying 16;
+    # 16-bit 2^22: 6 bits, 64
+    d = tuned(TALLY_PACK={8: True, 16: True}, TALLY_PACK_SHIFT=3, TALLY_PACK_COOP_LOADS=4)
+    for dtype, n, shift, tpo in (("uint8", 1 << 27, 3, 1), ("uint8", 1 << 28, 4, 256),
+                                 ("float16", 1 << 22, 6, 256)):
+        v = notes(d, dtype, (n,), (0,)).steps[0].variables
+        assert (v["tally_pack"], v["pack_shift"], v["pack_tpo"]) == (True, shift, tpo), v
     d = tuned(TALLY_STRATEGIES=("col",), TALLY_BITS=(32,), COL_TARGET_THREADS=1 << 20)
     p = notes(d, "float32", (1 << 16, 512), (0,))  # split 1024 ways, 256 outputs a block
     assert not p.notes["tally_merge"] and p.notes["split"] == 1024, p.notes
@@ -1568,7 +1594,7 @@ def test_packed_row_groups(tuned):
     where that would run over PACKED_ROW_GROUPS workgroups in all; word lanes keep the
     chunk. Plans of the grid's sizes, then small rows under shrunk numbers, exact."""
     for groups, flat_split, rows_split in ((0, 1024, 2), (512, 512, 1)):
-        d = tuned(PACKED_ROW_GROUPS=groups, PACKED_ROW_CHUNK_WORDS=32768, TALLY_PACK_SHIFT=0)
+        d = tuned(PACKED_ROW_GROUPS=groups, PACKED_ROW_CHUNK_WORDS=32768, TALLY_PACK={})
         flat = arg_notes(d, "uint8", (128, 128, 128, 64), (0, 1, 2, 3))  # 2^25 words
         rows = arg_notes(d, "uint8", (512, 512, 512), (1, 2))  # 512 rows of 2^16 words
         lanes = arg_notes(d, "float16", (8192, 4096, 2), (0, 1))

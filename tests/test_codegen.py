@@ -13,7 +13,7 @@ import pytest
 from reference import ALL_DTYPES
 
 import dmlgpu as dg
-from dmlgpu import codegen, dtypes, plan, tuning
+from dmlgpu import canon, codegen, dtypes, plan, tuning
 
 TEMPLATE = "argreduce.wgsl.j2"
 
@@ -43,10 +43,7 @@ def plan_shapes(dtype: str | None = None) -> list[tuple]:
         # groups ("tilecol"), split
         ((tuning.TILECOL_MIN_RED, 128), (0,)),  # the same, one row group, one pass
     ] + ([((300, tuning.ARG_STAGE_WORDS[bits][0] * 32 // bits), (1,))]  # rows staged
-         if dtype is not None and (bits := np.dtype(dtype).itemsize * 8) else []) + (
-        # 8-bit word lanes of 2^28 indices (more than a packed merge holds, even by their
-        # top bits), split more ways than the merge in the pass takes: a merge pass
-        [((1 << 28, 2), (0,))] if dtype is not None and bits == 8 else [])
+         if dtype is not None and (bits := np.dtype(dtype).itemsize * 8) else [])
 
 
 def desc_for(cls, dtype, sizes, axes, direction, index="uint32"):
@@ -59,6 +56,13 @@ def planned_steps(dev, dtype, cls, direction, index="uint32") -> list:
     steps = []
     for sizes, axes in plan_shapes(dtype):
         steps += dev.compile(desc_for(cls, dtype, sizes, axes, direction, index)).plan.steps
+    if np.dtype(dtype).itemsize == 1:
+        # (8-bit splits merge in the split pass, or packed; where the device's tally buffer
+        # cannot hold that, a merge pass: word lanes of 2^25 indices planned so)
+        red = canon.reduction((1 << 25, 2), (2, 1), (2, 1), (0,))
+        steps += plan.argreduce(red, dtypes.lookup(dtype), "min" if cls is dg.ArgMinDesc
+                                else "max", direction == "decreasing",
+                                2 if np.dtype(index).itemsize == 8 else 1, tally=False).steps
     return steps
 
 
