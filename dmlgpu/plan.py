@@ -262,18 +262,21 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # a long packed row: at least this many words a workgroup per split
         max_split = ceil_div(n_red // pw, _packed_chunk(n_out * (n_red // pw)))
     # A split's merge can run in the split pass where the result is an index (not Hardmax's
-    # one-hot) and the partials' indices are the output's (not short runs as lanes): the
-    # last workgroup of each block of outputs to finish merges them (tuning.TALLY_MERGE),
-    # where that takes it few loads a thread
-    in_pass = (tally and sink == "index" and tuning.TALLY_MERGE and not run_words
-               and strategy in tuning.TALLY_STRATEGIES)
+    # one-hot): the last workgroup of each block of outputs to finish merges them
+    # (tuning.TALLY_MERGE), where that takes it few loads a thread, keying each partial's
+    # index again (not short runs as lanes, whose walk leaves the run's dim out)
+    merge_ok = (tally and sink == "index" and tuning.TALLY_MERGE
+                and strategy in tuning.TALLY_STRATEGIES)
+    in_pass = merge_ok and not run_words
     # ... and, where that would take more loads a thread or the element bits are not
     # TALLY_BITS, 8/16-bit keys whose indices fit beside them in a word: an output's
-    # partials folded into one word by atomicMax, a load an output to merge (TALLY_PACK)
+    # partials folded into one word by atomicMax, a load an output to merge (TALLY_PACK;
+    # short runs too, whose partial indices are the output's: nothing keyed again)
     # (indices past that: their top bits; the merge finds the index among the 2^shift
-    # elements its code stands for: see the block below)
+    # elements its code stands for: see the block below; not for short runs)
     pack_shift = max(0, (n_red - 1).bit_length() - (32 - dt.bits))
-    pack = in_pass and tuning.TALLY_PACK.get(dt.bits, False)
+    pack = (merge_ok and tuning.TALLY_PACK.get(dt.bits, False)
+            and (pack_shift == 0 or not run_words))
     in_pass = in_pass and (dt.bits in tuning.TALLY_BITS
                            or (strategy == "row" and dt.bits in tuning.TALLY_ROW_BITS))
     if in_pass or pack:

@@ -580,6 +580,13 @@ TALLY_ROW_BITS = (16,)
 # was taken (uint8 tile columns split 2-4 ways, two partials a thread) packing lost a
 # little: (2, 4096, 8192) over axis 1 34.3 -> 35.2, (8192, 4096, 2) over axis 0 34.7 ->
 # 35.1 (every workgroup waits for its atomicMax results): those keep it.
+# Short runs as lanes of words (tile columns over a run under a kept dim) pack too, their
+# partial indices the output's (the unpacked merge, which keys partials again, cannot walk
+# the run's dim): H100, 2026-11-27 (night), TALLY_PACK off / on twice in one process, GPU us
+# (h100-{wgpu,dawn}-rp.json there; the grid's one point it moves a dtype, from a merge pass
+# to none): (8192, 4096, 2) over (0, 2) uint8 36.9 / 37.1 -> 33.5 / 33.3 (69 -> 74% of a
+# copy), float16 57.6 / 57.2 -> 54.1 / 54.1 (82 -> 86%) on wgpu-native; Dawn 38.6 / 38.3 ->
+# 35.2 / 35.1 and 60.7 / 61.2 -> 58.6 / 57.8.
 TALLY_PACK = {8: True, 16: True}
 # ... and where the reduced indices take up to this many bits more than fit: a word holds
 # the index's top bits, and the merge keys the 2^shift elements they stand for again (one

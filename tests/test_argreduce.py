@@ -1344,7 +1344,8 @@ TALLY_CASES = (((1, 50001), (1,), {"row"}),              # a row of one output
                ((5000, 300), (0,), {"col", "tilecol"}),  # columns, a block past the last
                ((64, 40, 64), (0, 1), {"col", "tilecol"}),   # two reduced dims
                ((2000, 33, 4), (0, 2), {"row", "tilecol"}))  # short runs under a kept
-# dim (8-bit: as lanes of words, whose partial indices are not the output's: a merge pass)
+# dim (8-bit: as lanes of words, which the unpacked merge cannot key again: a merge pass;
+# packed, nothing is keyed again: one pass)
 
 
 @pytest.mark.parametrize("tally, batch", [(True, 8), (True, 0), (False, 0)],
@@ -1423,13 +1424,13 @@ def test_tally_pack(tuned, dtype):
               ARG_TILECOL_RUN_MIN_ROWS={},
               COL_VOUT=dict.fromkeys((8, 16, 32, 64), 1), COL_VOUT_WORDS={})
     combos = ALL_COMBOS if dtype in ("uint8", "float16") else HALF
-    seen = set()
+    seen, runs = set(), False
     for shape, axes, strategies in TALLY_CASES:
         op = compile_arg(d, dtype, shape, axes)
         notes = op.plan.notes
         assert notes["strategy"] in strategies and notes["split"] > 1, (shape, notes)
-        runs = notes["lanes_per_output"] > 1
-        assert notes["tally_pack"] is notes["tally_merge"] is (not runs), (shape, notes)
+        assert notes["tally_pack"] and notes["tally_merge"], (shape, notes)  # (runs too)
+        runs |= notes["lanes_per_output"] > 1
         assert len(op.plan.steps) == 2 - notes["tally_merge"], (shape, notes)
         if notes["tally_pack"]:
             n_out = int(np.prod([n for i, n in enumerate(shape) if i not in axes]))
@@ -1439,6 +1440,7 @@ def test_tally_pack(tuned, dtype):
         for _ in range(2):  # (a second call reads what the first left in the buffer)
             x = random_values(rng, shape, dtype)
             check(x, axes, tensor=dg.asarray(x, device=d), combos=combos)
+    assert runs is dtype.endswith("8"), dtype  # (8-bit short runs as lanes of words)
     assert seen >= {"row", "tilecol", "lanes" if dtype.endswith("16") else "interleave"}, seen
     bits = np.dtype(dtype).itemsize * 8
     if bits == 16:  # (8-bit: 2^24 indices and more, too many for lavapipe)
@@ -1459,6 +1461,13 @@ def test_tally_pack(tuned, dtype):
             assert notes["tally_pack"] and notes["split"] > 1, (shift, notes)
             assert op.plan.steps[0].variables["pack_shift"] == shift, shift
             check(x, 1, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
+        # short runs as lanes of words (their walk leaves the run's dim out, so nothing of
+        # them can be keyed again): packed while the indices fit, a merge pass past that
+        for shape, packed in (((30000, 64, 2), True), ((40000, 64, 2), False)):
+            notes = compile_arg(d, dtype, shape, (0, 2)).plan.notes
+            assert (notes["lanes_per_output"], notes["tally_pack"]) == (2, packed), notes
+            x = random_values(rng, shape, dtype)
+            check(x, (0, 2), tensor=dg.asarray(x, device=d), combos=combos)
         # ... under the other strategies that split (their decode through red_offset)
         for shape, axes, strategy, shift in (((1 << 17, 2), (0,), "lanes", 1),
                                              ((300, 300, 2), (0, 1), "lanes", 1),
