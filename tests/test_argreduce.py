@@ -1497,6 +1497,14 @@ def test_tally_pack(tuned, dtype):
             x = random_values(rng, shape, dtype)
             check(x, axes, tensor=dg.asarray(x, device=dc), combos=ALL_COMBOS)
         assert not dc.download(dc._tally.buffer, 0, dc._tally.size).any()
+        # ... both decodes keying through an input in several bindings of 1 MiB
+        dw = dg.Device(max_binding_size=1 << 20)
+        for shape, axes, tpo in (((3, 1 << 19), (1,), 1), ((1 << 20, 2), (0,), 32)):
+            assert compile_arg(dw, dtype, shape, axes).plan.steps[0].variables["pack_tpo"] == tpo
+            x = random_values(rng, shape, dtype)
+            t = dg.asarray(x, device=dw)
+            assert n_windows(t, dw) >= 3
+            check(x, axes, tensor=t, combos=combos)
         dn = tuned(REDUCE_WG=256, TALLY_PACK_COOP_LOADS=0)  # (none shared: a merge pass)
         assert not compile_arg(dn, dtype, ((1 << 23) + 1,), (0,)).plan.notes["tally_pack"]
         op = compile_arg(dn, dtype, (3, (1 << 19) + 1), (1,))
