@@ -292,10 +292,10 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # a packed code of the indices' top bits: a thread an output keys their 2^shift
         # elements up to TALLY_PACK_SHIFT bits; past that the block's outputs share the last
         # workgroup (tpo threads each), at most TALLY_PACK_COOP_LOADS elements a thread
-        pack_tpo = 1 if pack_shift <= tuning.TALLY_PACK_SHIFT else tpo
-        pack = pack and (pack_shift <= tuning.TALLY_PACK_SHIFT
-                         or (block <= wg and ceil_div(1 << pack_shift, tpo)
-                             <= tuning.TALLY_PACK_COOP_LOADS))
+        thread_decode = pack_shift <= tuning.TALLY_PACK_SHIFT
+        pack_tpo = 1 if thread_decode else tpo
+        pack = pack and (thread_decode or (block <= wg and ceil_div(1 << pack_shift, tpo)
+                                           <= tuning.TALLY_PACK_COOP_LOADS))
 
         def tally_per_thread(n_split: int) -> int:
             return ceil_div(n_split, tpo) if tpo > 1 else ceil_div(block, wg) * n_split
