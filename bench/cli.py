@@ -65,6 +65,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup-seconds", type=float, default=None, metavar="S",
                    help="warm up for at least S seconds too (default 0.3 on full sizes, "
                         "0 on quick ones): GPU clocks ramp after uploads and idle time")
+    p.add_argument("--runs-per-pass", type=int, default=1, metavar="N",
+                   help="with timestamp queries: each timed pass runs the work N times back "
+                        "to back, a sample its time over N (default 1: the pass's own fixed "
+                        "cost, e.g. Dawn's, in every sample)")
     p.add_argument("--list", action="store_true", help="list the selected cases and exit")
     p.add_argument("--surface", action="store_true",
                    help="sweep the shape grids of every operator instead of the cases "
@@ -139,7 +143,9 @@ def main(argv=None) -> int:
     if args.timer == "timestamp" and not has_ts:
         return _fail("--timer timestamp: the adapter has no timestamp-query feature")
     timer = "timestamp-query" if args.timer != "wall" and has_ts else "wall"
-    timer_note = ("GPU time from timestamp queries around the compute pass"
+    timer_note = ("GPU time from timestamp queries around the compute pass" +
+                  (f", {args.runs_per_pass} runs of the work a pass (its time over them)"
+                   if args.runs_per_pass > 1 else "")
                   if timer == "timestamp-query" else
                   "WALL time around submit + readback (" +
                   ("--timer wall" if args.timer == "wall" else
@@ -157,8 +163,10 @@ def main(argv=None) -> int:
     for p in peers:
         if p.info["status"] != "ok":
             progress.note(f"{p.name}: skipped: {p.info['reason']}")
+    if args.runs_per_pass < 1:
+        return _fail(f"--runs-per-pass: {args.runs_per_pass}; allowed: 1 or more")
     runner = Runner(dev, quick=quick, timer=timer, policy=policy, peers=peers,
-                    progress=progress)
+                    progress=progress, runs_per_pass=args.runs_per_pass)
     if args.surface:
         return _surface(args, dev, runner, progress, peers, quick, reason, timer_note)
     # cases on the same input run one after the other (one upload, one input held at a
@@ -191,6 +199,7 @@ def main(argv=None) -> int:
         "sizes_reason": reason,
         "timer": timer,
         "timer_note": timer_note,
+        "runs_per_pass": runner.runs_per_pass,
         "timestamp_quantum_s": runner.quantum_ns * 1e-9 if runner.quantum_ns else None,
         "warmup": args.warmup,
         "warmup_seconds": warmup_s,
@@ -235,7 +244,8 @@ def _surface(args, dev, runner, progress, peers, quick, reason, timer_note) -> i
     info = dev.info
     res.update(schema=SCHEMA, kind="surface", implementation=info["implementation"],
                device=info, sizes="quick" if quick else "full", sizes_reason=reason,
-               timer_note=timer_note, versions=_versions(dev, peers),
+               timer_note=timer_note, runs_per_pass=runner.runs_per_pass,
+               versions=_versions(dev, peers),
                timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     print(surface.report(res))
     if args.json:

@@ -121,8 +121,12 @@ class Runner:
     """Runs cases on one device; `timer` is "timestamp-query" or "wall"."""
 
     def __init__(self, dev, *, quick: bool, timer: str, policy: Policy, peers: list,
-                 progress):
+                 progress, runs_per_pass: int = 1):
         self.dev, self.quick, self.timer_kind, self.policy = dev, quick, timer, policy
+        # timestamp-timed passes run the work this many times back to back (at least), each
+        # sample the pass's time over the runs: a fixed cost of the timed pass itself (its
+        # timestamps' placement, the first dispatch's start) spread over them
+        self.runs_per_pass = max(1, int(runs_per_pass))
         self.peers = {p.name: p for p in peers}
         self.progress = progress
         self.gpu_timer = dispatch.GpuTimer(dev) if timer == "timestamp-query" else None
@@ -184,13 +188,15 @@ class Runner:
         """(seconds per run of the submissions after warm-up, runs per timed pass, timer).
 
         Timestamp queries around each compute pass, or wall time around submit + readback.
-        Where timestamps are quantized (Dawn's timestamp_quantization toggle rounds them to
+        Each pass runs the work runs_per_pass times back to back (at least); where
+        timestamps are quantized (Dawn's timestamp_quantization toggle rounds them to
         65.5 us) and a run is short against the quantum, each pass runs the work `runs`
         times back to back, so that the rounding stays below 1% of a sample.
         """
         if self.gpu_timer is None:
             return self._samples(submissions), 1, "wall"
-        samples, runs = self._samples(submissions, 1, True), 1
+        runs = self.runs_per_pass
+        samples = self._samples(submissions, runs, True)
         quantum = math.gcd(*(round(v * 1e9) for v in samples))
         if not 0 < quantum < MIN_QUANTUM_NS:
             # a few samples may share a multiple of the quantum: the smallest gcd seen is
@@ -199,12 +205,11 @@ class Runner:
                 self.quantum_ns = quantum
             quantum = self.quantum_ns or 0
             med = _median(samples)
-            runs = MAX_RUNS_PER_PASS if med <= 0 or not quantum else min(
+            need = MAX_RUNS_PER_PASS if med <= 0 or not quantum else min(
                 MAX_RUNS_PER_PASS, math.ceil(100 * quantum * 1e-9 / med))
-            if runs > 1:
+            if need > runs:
+                runs = need
                 samples = self._samples(submissions, runs, True)
-            else:
-                runs = 1
         if _median(samples) <= 0:  # the timer reads nothing: wall time rather than no figure
             return self._samples(submissions), 1, "wall (timestamps read 0)"
         return samples, runs, "timestamp-query"

@@ -15,8 +15,10 @@ surface's TopK grid; NonZero: {"grid": "nonzero", "dtypes": [...], "densities": 
 ["argmax"], "check_every": 1}; Hardmax: {"grid": "hardmax", "dtypes": [...], "points":
 [[shape, axes], ...]}; the rows grid: {"grid": "rows", "dtypes": [...], "lengths": [...],
 "elements": 2^25, "ops": [...], "topk": false}; any spec may say "torch": false (no torch
-pass). Each point (bench.surface's record, checked against numpy; TopK and ArgMax/ArgMin
-with the plan's notes) goes to OUT.json, rewritten after each config.
+pass) and "runs_per_pass": N (each timed pass runs the work N times, as `dmlgpu bench
+--runs-per-pass`; a config's spec overrides may set it). Each point (bench.surface's
+record, checked against numpy; TopK and ArgMax/ArgMin with the plan's notes) goes to
+OUT.json, rewritten after each config.
 """
 import json
 import sys
@@ -56,7 +58,8 @@ def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[
             dev = dg.Device(webgpu=impl)  # plans are cached per device: one per config
             prog = report.Progress(0)
             runner = Runner(dev, quick=False, timer=timer_kind(dev),
-                            policy=Policy(2, 5, 0.05, 0.0), peers=[], progress=prog)
+                            policy=Policy(2, 5, 0.05, 0.0), peers=[], progress=prog,
+                            runs_per_pass=sp.get("runs_per_pass", 1))
             sf = surface.Surface(runner, False, prog, torch if ci < len(passes) else None)
             sf.tag = {"cfg": name}
             if sp.get("grid") == "argreduce":

@@ -21,7 +21,8 @@ FAST = ["--quick", "--repeats", "3", "--warmup", "1"]
 
 TOP_FIELDS = {"schema", "timestamp", "command", "implementation", "device", "versions",
               "sizes", "sizes_reason", "timer", "timer_note", "timestamp_quantum_s", "warmup",
-              "max_repeats", "copy", "peers", "cases", "summary", "environment"}
+              "max_repeats", "copy", "peers", "cases", "summary", "environment",
+              "runs_per_pass"}
 POSITIVE = ("gpu_s", "gpu_s_min", "host_call_s", "wall_s", "first_call_s", "gb_per_s",
             "copy_gb_per_s", "copy_fraction", "bytes", "input_bytes", "output_bytes",
             "copy_bytes")
@@ -246,6 +247,42 @@ def test_quantized_timestamps_are_read_over_several_runs_per_pass(dev):
     samples, runs, timer = runner.gpu_samples([[]])
     assert timer == "wall (timestamps read 0)" and runs == 1
     assert all(_positive(v) for v in samples)
+
+
+class _PassTimer:
+    """GpuTimer's stand-in: a pass costs `fixed_ns` plus `ns_per_launch` a launch in it, and
+    some nanoseconds of noise (as real timestamps: identical samples read as quantized)."""
+
+    def __init__(self, fixed_ns, ns_per_launch):
+        self.fixed, self.ns, self.passes = fixed_ns, ns_per_launch, []
+
+    def run(self, launches):
+        self.passes.append(list(launches))
+        return (self.fixed + self.ns * len(launches) + 7 * (len(self.passes) % 3)) * 1e-9
+
+
+def test_runs_per_pass_spread_a_pass_fixed_cost(dev, tmp_path, capsys):
+    """runs_per_pass N: each timed pass holds the work N times, a sample its time over N
+    (a pass's own fixed cost divided by N); the CLI's --runs-per-pass sets it, records it,
+    and refuses less than 1."""
+    policy = bench.timing.Policy(1, 5, 0.1)
+    for n, want_ns in ((1, 4000 + 2 * 30_000), (4, 4000 // 4 + 2 * 30_000)):
+        runner = bench.runner.Runner(dev, quick=True, timer="wall", peers=[],
+                                     progress=None, policy=policy, runs_per_pass=n)
+        runner.gpu_timer = _PassTimer(4000, 30_000)
+        samples, runs, timer = runner.gpu_samples([["a", "b"]])
+        assert timer == "timestamp-query" and runs == n
+        assert all(p == ["a", "b"] * n for p in runner.gpu_timer.passes)
+        assert all(abs(v - want_ns * 1e-9) <= 15e-9 for v in samples), samples
+    out = tmp_path / "rp.json"
+    assert main(["bench", "--surface", "--quick", "--peers", "none", "--grids", "hardmax",
+                 "--dtypes", "float32", "--runs-per-pass", "2", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["runs_per_pass"] == 2
+    if "timestamp-query" in dev.features:
+        assert "2 runs of the work a pass" in res["timer_note"]
+    assert main(["bench", "--quick", "--runs-per-pass", "0", "argmax/rows/f32"]) != 0
+    assert "--runs-per-pass: 0; allowed: 1 or more" in capsys.readouterr().err
 
 
 def test_limits_tool_runs_every_check(capsys):
