@@ -39,6 +39,11 @@ class DType:
     # where one is set)
     lanes_finite: str | None = None
     lanes_nan: str | None = None
+    # ...and `lanes_rough`, cheaper finite keys exact but for a value's two codes (float16
+    # -0.0 one under +0.0): the loop keys a tile again where its best is either
+    # (`rough_tops`, the two keys' lane values), as for NaN
+    lanes_rough: str | None = None
+    rough_tops: tuple[int, int] | None = None
     # integer lanes: `lanes_min`, the complement of `lanes` under ArgMin's FLIP (`lanes`
     # without its final complement), for loops that take the least of it instead
     lanes_min: str | None = None
@@ -91,7 +96,8 @@ _TABLE = [
     DType("float32", 32, "x32", "f32_key(b)", is_float=True, one_bits=0x3F800000),
     DType("float16", 16, "x16", "f16_key(b)", is_float=True, one_bits=0x3C00,
           lanes="f16x2_keys(w)", lanes_finite="f16x2_finite_keys(w)",
-          lanes_nan="f16x2_nan_bits(w)",
+          lanes_nan="f16x2_nan_bits(w)", lanes_rough="f16x2_rough_keys(w)",
+          rough_tops=(0x7FFF, 0x8000),
           key_raw="select(~k & 0xFFFFu, k & 0x7FFFu, (k & 0x8000u) != 0u)",
           key_raw_exact="(k != 0x8000u) && (k != 0xFFFFu)"),
     DType("int64", 64, "x64", "vec2<u32>(hi ^ 0x80000000u, lo)"),

@@ -207,6 +207,12 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             min_rows = tuning.ARG_TILECOL_MIN_ROWS
             if wrun > 1:
                 min_rows = tuning.ARG_TILECOL_RUN_MIN_ROWS.get(dt.bits, min_rows)
+            elif dt.name in tuning.ARG_TILECOL_FEW_SPLITS:
+                # (fewer rows a row group where that splits the columns few ways still)
+                few_rows, most = tuning.ARG_TILECOL_FEW_SPLITS[dt.name]
+                ry_few = max(1, min(wg // wx_min, pow2_floor(n_walk // few_rows)))
+                if ceil_div(n_walk, ry_few * few_rows) <= most:
+                    min_rows = few_rows
         ry = max(1, min(wg // wx_min, pow2_floor(n_walk // min_rows)))
         strategy, interleave, tpr = "tilecol", False, 0
         threads = ceil_div(n_words, wg // ry) * wg
@@ -369,7 +375,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                  and sink == "index" and tuning.ROW_VLOAD.get(dt.bits, False)
                  and unroll % VEC_WORDS == 0 and n_red % (VEC_WORDS * pw) == 0
                  and all(d.strides[0] % (VEC_WORDS * pw) == 0 for d in kept))
-        first.update(tile_max=tuning.ROW_TILE_MAX, nan_by_tile=tuning.ROW_NAN_BY_TILE,
+        first.update(tile_max=tuning.ROW_TILE_MAX, nan_by_tile=_nan_by_tile(dt),
                      masked_tail=(tuning.ROW_MASKED_TAIL
                                   if not packed or tuning.ROW_MASKED_TAIL_PACKED else 0)
                      if len(walked) == 1 and not whole else 0,
@@ -437,6 +443,14 @@ def _dims(kept, reds) -> dict:
                 rin=[d.strides[0] for d in reds], nk=len(kept), nr=len(reds))
 
 
+def _nan_by_tile(dt):
+    """The row loops' NaN (and rough keys') handling: "rough", True or False (see
+    tuning.ROW_NAN_BY_TILE, ROW_ROUGH_KEYS and the template's tile_best)."""
+    if not tuning.ROW_NAN_BY_TILE:
+        return False
+    return "rough" if tuning.ROW_ROUGH_KEYS and dt.lanes_rough else True
+
+
 def _min_fold(op: str, dt, strategy: str) -> bool:
     """Whether ArgMin's first pass of `strategy` folds its lanes by min (ARG_MIN_FOLD)."""
     return bool(op == "min" and dt.lanes_min and strategy in tuning.ARG_MIN_FOLD.get(dt.name, ()))
@@ -481,7 +495,7 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
                      sink="index", wg=wg, stage_words=thread_words, row_slots=slots,
                      unroll=words, odd_rows=odd, idx_words=idx_words, joined=False,
                      multi_red=False,
-                     red2=False, smajor=False, tally=False, nan_by_tile=tuning.ROW_NAN_BY_TILE,
+                     red2=False, smajor=False, tally=False, nan_by_tile=_nan_by_tile(dt),
                      min_fold=_min_fold(op, dt, "stage"),
                      **extra)
     params = dict(_dims(red.kept, red.red), n_out=red.n_out, n_red=red.n_red,

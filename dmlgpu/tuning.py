@@ -203,6 +203,16 @@ ROW_VLOAD = {8: True, 16: True, 32: True}
 # ArgMin): ArgMax 2-8% faster ((2, 256, 256, 1024) over axis 3 84.6 -> 78.1 us, (512, 512,
 # 512) over every axis 83.6 -> 80.2 us), ArgMin 0-5% (one point 2.5% slower: rows of 64).
 ROW_NAN_BY_TILE = True
+# ... and key a tile's halves by rough keys first, -0.0 one under +0.0 (dtypes.lanes_rough:
+# two operations a word fewer; NaN's bits from the keys' `w | 0x80008000`), the tile keyed
+# again where its best is +-0.0 as where it holds a NaN (data whose extreme is an exact zero
+# in most tiles pays that). H100, wgpu-native, 2026-11-27 (late), ArgMax / ArgMin GPU us,
+# off / on twice in one process (bench/results/argreduce-knobs-20261127/h100-wgpu-rk.json,
+# the 14 float16 row-loop points of the grid): faster at 56 of 56 pairs, rows of 8192
+# (2, 4096, 8192) over axis 2 56.7 / 56.6 -> 55.5 / 55.6 (83 -> 85% of a copy), over (0, 2)
+# 59.2 -> 56.8 (ArgMin), (8192, 4096, 2) over (1, 2) 57.2 -> 55.5, staged rows of 64
+# (128, 128, 128, 64) over axis 3 117.8 -> 113.5 and 120.2 -> 115.1, the rest 0.2-2 us.
+ROW_ROUGH_KEYS = True
 # Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
 HARDMAX_ROW_MIN_RED = 64
@@ -474,6 +484,20 @@ TILECOL_MIN_ROWS = 128
 # 128 (ARG_TILECOL_RUN_MIN_ROWS: uint8 (8192, 4096, 2) over (0, 2) 71 -> 66% at 256).
 ARG_TILECOL_MIN_ROWS = 256
 ARG_TILECOL_RUN_MIN_ROWS = {8: 128}
+# ... but, by dtype, (rows, splits): this many rows where that leaves at most that many
+# splits (more threads where a plan has few: a row group's rows are its split's rows over
+# the row groups). H100, wgpu-native, 2026-11-27 (late), ArgMax / ArgMin GPU us, 256 -> 128
+# everywhere, two pairs in one process (bench/results/argreduce-knobs-20261127/h100-wgpu-
+# tc.json): float16 tile columns split 2-8 ways (up to 16 at 128) faster at all 12
+# pairs: (8192, 4096, 2) over axis 0 57.3 / 57.5 -> 55.3 / 55.8 (82 -> 85% of a copy),
+# (2, 4096, 8192) over axis 1 57.6 -> 56.0, over (0, 1) 56.9 -> 55.8, (128, 128, 128, 64)
+# over (0, 2) 107.2 -> 104.6, over (1, 2) 104.2 -> 102.8; split more already it lost
+# ((512, 512, 512) over (0, 1), 128 -> 256 ways: 103.6 -> 107.7) or stayed even; short
+# runs (lanes of a word) lost ((8192, 4096, 2) over (0, 2) 54.0 -> 56.9: they keep
+# ARG_TILECOL_MIN_ROWS); uint8 lost at 2^27 elements (up to +14 us: (128, 128, 128, 64)
+# over (0, 1, 2) 61.8 -> 75.3) and stayed within a point at 2^26 (H200, same configs,
+# h200-wgpu-w1.json there: float16 51.6 -> 48.2 at (8192, 4096, 2) over axis 0).
+ARG_TILECOL_FEW_SPLITS = {"float16": (128, 16)}
 # An innermost kept dim narrower than this (bits) stays "interleave"/"col": row groups of
 # one word each straddle far-apart kept rows (float16 (8192, 4096, 2) over axis 1, H100,
 # 2026-11-25: interleaved 48% of copy, tilecol 30%).

@@ -1673,7 +1673,7 @@ def test_tilecol_min_rows(tuned):
     seen = {}
     for rows in (128, 512):
         d = tuned(ARG_TILECOL_MIN_ROWS=rows, ARG_TILECOL_RUN_MIN_ROWS={8: 256},
-                  TILECOL_MIN_ROWS=128)
+                  TILECOL_MIN_ROWS=128, ARG_TILECOL_FEW_SPLITS={})
         cols = arg_notes(d, "float16", (512, 512, 512), (0,))  # 262144 rows of words
         runs16 = arg_notes(d, "float16", (8192, 4096, 2), (0, 2))  # runs of 2: rows as lanes
         runs8 = arg_notes(d, "uint8", (8192, 4096, 2), (0, 2))
@@ -1688,6 +1688,34 @@ def test_tilecol_min_rows(tuned):
     assert e1 == e2 and h1 == h2, seen  # (8-bit runs: their own figure; Hardmax: its own)
     d = tuned(ARG_TILECOL_RUN_MIN_ROWS={8: 512})
     assert arg_notes(d, "uint8", (8192, 4096, 2), (0, 2))["split"] * 2 == e1[0], seen
+
+
+@pytest.mark.parametrize("dtype", ["float16", "uint16"])
+def test_tilecol_few_splits(tuned, dtype):
+    """ARG_TILECOL_FEW_SPLITS: a dtype's tile columns take its fewer rows a row group where
+    that splits them at most its number of ways (more splits, each shorter), else
+    ARG_TILECOL_MIN_ROWS; not its short runs as lanes, not other dtypes; exact both ways
+    (splits merged in the pass), both ops and directions."""
+    rng = rng_for("tilecol few splits", dtype)
+    seen = {}
+    for few in ({}, {"float16": (128, 16)}, {"float16": (128, 2)}):
+        d = tuned(ARG_TILECOL_MIN_ROWS=256, ARG_TILECOL_FEW_SPLITS=few)
+        got = []
+        for shape, axes in (((4096, 256), (0,)), ((2, 2048, 256), (0, 1)),
+                            ((4096, 128, 2), (0, 2))):
+            n = arg_notes(d, dtype, shape, axes)
+            assert n["strategy"] == "tilecol"
+            got.append((n["split"], n["row_groups"], n["lanes_per_output"]))
+            x = random_values(rng, shape, dtype, ties=True, specials=True)
+            check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
+        seen[len(seen)] = got
+    base, few, capped = seen[0], seen[1], seen[2]
+    if dtype == "float16":  # 4096 rows over 8 row groups: 256 -> 128 rows, 2 -> 4 ways
+        assert [s for s, _, _ in few[:2]] == [2 * s for s, _, _ in base[:2]], seen
+    else:  # (another dtype: its own figure)
+        assert few[:2] == base[:2], seen
+    assert capped[:2] == base[:2] and few[2] == base[2], seen  # (past 2 ways; runs)
+    assert base[2][2] == 2  # (runs of 2 as lanes)
 
 
 def test_tally_merge_binding_limits(monkeypatch):
@@ -1883,21 +1911,25 @@ def test_too_many_windows_names_the_limit(windowed_dev):
         dg.argmax(x)
 
 
-@pytest.mark.parametrize("tile_max, nan_by_tile", [(True, True), (False, False)])
+@pytest.mark.parametrize("tile_max, nan_by_tile, rough", [(True, True, True),
+                                                          (True, True, False),
+                                                          (False, False, False)])
 @pytest.mark.parametrize("dtype", ["float32", "int64", "float16", "uint16"])
-def test_row_loop_variants(tuned, dtype, tile_max, nan_by_tile):
-    """The row loops' two ways with each tuning: element loads by a tile's max and a search
+def test_row_loop_variants(tuned, dtype, tile_max, nan_by_tile, rough):
+    """The row loops' ways with each tuning: element loads by a tile's max and a search
     of the tile (ROW_TILE_MAX) or a (key, index) comparison an element; packed float16
-    keyed without NaN and the tile again where one is (ROW_NAN_BY_TILE) or every word in
+    keyed without NaN and the tile again where one is (ROW_NAN_BY_TILE), by rough keys
+    first (ROW_ROUGH_KEYS: the tile again where its best is +-0.0 too) or every word in
     full. Rows, a split full reduction, two reduced dims, ties, NaN and extremes, a view
     starting mid-word (element loads), both directions."""
-    d = tuned(ROW_TILE_MAX=tile_max, ROW_NAN_BY_TILE=nan_by_tile)
+    d = tuned(ROW_TILE_MAX=tile_max, ROW_NAN_BY_TILE=nan_by_tile, ROW_ROUGH_KEYS=rough)
+    want = "rough" if nan_by_tile and rough and dtype == "float16" else nan_by_tile
     rng = rng_for("row loops", dtype)
     for shape, axes in (((37, 3000), (1,)), ((200000,), (0,)), ((6, 40, 512), (0, 2))):
         op = compile_arg(d, dtype, shape, axes)
         v = op.plan.steps[0].variables
         assert v["strategy"] == "row"
-        assert (v["tile_max"], v["nan_by_tile"]) == (tile_max, nan_by_tile)
+        assert (v["tile_max"], v["nan_by_tile"]) == (tile_max, want)
         for x in (sparse_extremes(rng, shape, dtype),
                   random_values(rng, shape, dtype, ties=True, specials=True)):
             check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
@@ -1905,6 +1937,33 @@ def test_row_loop_variants(tuned, dtype, tile_max, nan_by_tile):
         big = sparse_extremes(rng, (9, 3001), dtype)
         t = dg.asarray(big, device=d)[:, 1:]
         check(big[:, 1:], (1,), tensor=t, combos=ALL_COMBOS)
+
+
+@pytest.mark.parametrize("rough", [True, False])
+def test_rough_keys_signed_zero(tuned, rough):
+    """float16 row loops by rough keys (ROW_ROUGH_KEYS: -0.0 keyed one under +0.0) key a
+    tile again where its best is +-0.0, so zeros of both signs stay equal: zero the extreme
+    (ArgMax of data at most 0, ArgMin of data at least 0) with zeros of one sign or both,
+    first or last of them in a tile, in several of a thread's tiles and across threads and
+    splits, beside rare NaN; both ops and directions; rows, staged rows of 64, a split full
+    reduction, two reduced dims."""
+    d = tuned(ROW_ROUGH_KEYS=rough)
+    rng = rng_for("rough keys", "float16")
+    for shape, axes in (((37, 3000), (1,)), ((4096, 64), (1,)), ((200000,), (0,)),
+                        ((6, 40, 512), (0, 2))):
+        op = compile_arg(d, "float16", shape, axes)
+        assert op.plan.steps[0].variables["nan_by_tile"] == ("rough" if rough else True)
+        n = int(np.prod(shape))
+        for side in (-1.0, 1.0):  # zero the greatest, then the least
+            for signs, nan in (("both", 0.0), ("-", 0.0), ("+", 0.0), ("both", 0.001)):
+                x = (side * rng.uniform(0.5, 4.0, n)).astype(np.float16)
+                zero = rng.random(n) < 0.01
+                neg = {"both": rng.random(n) < 0.5, "-": np.ones(n, bool),
+                       "+": np.zeros(n, bool)}[signs]
+                x[zero] = np.where(neg[zero], np.float16(-0.0), np.float16(0.0))
+                x[rng.random(n) < nan] = np.nan
+                x = x.reshape(shape)
+                check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
 
 
 def stage_layout(words: int) -> tuple[int, int, int, int]:
