@@ -73,12 +73,14 @@ def rows_bytes(dt, sink: str = "index") -> int:
 
 def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
               *, sink: str = "index", template: str = "argreduce.wgsl.j2",
-              extra: dict | None = None, tally: bool = True) -> Plan:
+              extra: dict | None = None, tally: bool = True,
+              webgpu: str | None = None) -> Plan:
     """Arg-reduction of `red` (canonical): one pass, or a split pass plus a merge pass (or
     the merge in the split pass: the device's tally buffer, where `tally` allows it).
 
     sink: "index" writes the index; "onehot" (Hardmax) sets the winner's element of a
-    zeroed output; `extra` adds template variables to every step.
+    zeroed output; `extra` adds template variables to every step; webgpu: the device's
+    implementation ("wgpu", "dawn"), for the tunings measured to differ between them.
     """
     n_out, n_red = red.n_out, red.n_red
     if n_out == 0 or n_red == 0:  # an empty output: nothing to launch
@@ -207,9 +209,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             min_rows = tuning.ARG_TILECOL_MIN_ROWS
             if wrun > 1:
                 min_rows = tuning.ARG_TILECOL_RUN_MIN_ROWS.get(dt.bits, min_rows)
-            elif dt.name in tuning.ARG_TILECOL_FEW_SPLITS:
+            elif dt.name in tuning.ARG_TILECOL_FEW_SPLITS.get(webgpu, {}):
                 # (fewer rows a row group where that splits the columns few ways still)
-                few_rows, most = tuning.ARG_TILECOL_FEW_SPLITS[dt.name]
+                few_rows, most = tuning.ARG_TILECOL_FEW_SPLITS[webgpu][dt.name]
                 ry_few = max(1, min(wg // wx_min, pow2_floor(n_walk // few_rows)))
                 if ceil_div(n_walk, ry_few * few_rows) <= most:
                     min_rows = few_rows

@@ -484,9 +484,10 @@ TILECOL_MIN_ROWS = 128
 # 128 (ARG_TILECOL_RUN_MIN_ROWS: uint8 (8192, 4096, 2) over (0, 2) 71 -> 66% at 256).
 ARG_TILECOL_MIN_ROWS = 256
 ARG_TILECOL_RUN_MIN_ROWS = {8: 128}
-# ... but, by dtype, (rows, splits): this many rows where that leaves at most that many
-# splits (more threads where a plan has few: a row group's rows are its split's rows over
-# the row groups). H100, wgpu-native, 2026-11-27 (late), ArgMax / ArgMin GPU us, 256 -> 128
+# ... but, by WebGPU implementation and dtype, (rows, splits): this many rows where that
+# leaves at most that many splits (more threads where a plan has few: a row group's rows
+# are its split's rows over the row groups). H100, wgpu-native, 2026-11-27 (late), ArgMax /
+# ArgMin GPU us, 256 -> 128
 # everywhere, two pairs in one process (bench/results/argreduce-knobs-20261127/h100-wgpu-
 # tc.json): float16 tile columns split 2-8 ways (up to 16 at 128) faster at all 12
 # pairs: (8192, 4096, 2) over axis 0 57.3 / 57.5 -> 55.3 / 55.8 (82 -> 85% of a copy),
@@ -496,8 +497,11 @@ ARG_TILECOL_RUN_MIN_ROWS = {8: 128}
 # runs (lanes of a word) lost ((8192, 4096, 2) over (0, 2) 54.0 -> 56.9: they keep
 # ARG_TILECOL_MIN_ROWS); uint8 lost at 2^27 elements (up to +14 us: (128, 128, 128, 64)
 # over (0, 1, 2) 61.8 -> 75.3) and stayed within a point at 2^26 (H200, same configs,
-# h200-wgpu-w1.json there: float16 51.6 -> 48.2 at (8192, 4096, 2) over axis 0).
-ARG_TILECOL_FEW_SPLITS = {"float16": (128, 16)}
+# h200-wgpu-w1.json there: float16 51.6 -> 48.2 at (8192, 4096, 2) over axis 0). Dawn
+# (H100, same day, with ROW_ROUGH_KEYS, h100-dawn-rkd.json there, configs base / new) lost
+# at the three 2^26-element points, 59.0-59.9 -> 60.2-61.4 us ((2, 4096, 8192) over axis
+# 1 59.9 / 59.8 -> 60.7 / 61.3), and stayed even at the two of 2^27: not for Dawn.
+ARG_TILECOL_FEW_SPLITS = {"wgpu": {"float16": (128, 16)}}
 # An innermost kept dim narrower than this (bits) stays "interleave"/"col": row groups of
 # one word each straddle far-apart kept rows (float16 (8192, 4096, 2) over axis 1, H100,
 # 2026-11-25: interleaved 48% of copy, tilecol 30%).

@@ -40,9 +40,9 @@ class CompiledArgReduce(base.CompiledUnary):
                                          self.axes)
         args = (self.reduction, self.dt, self.op, desc.axis_direction == "decreasing",
                 2 if self.idx.bits == 64 else 1)
-        self.plan = plan.argreduce(*args)
+        self.plan = plan.argreduce(*args, webgpu=device.webgpu)
         if self.plan.tally_bytes and not base.tally_fits(device, self.plan, src, dst):
-            self.plan = plan.argreduce(*args, tally=False)
+            self.plan = plan.argreduce(*args, tally=False, webgpu=device.webgpu)
         self.empty = any(n == 0 for n in src.sizes)
         self._ready_unary()
         if not self.empty:  # build the pipelines now (packed tensors need no more windows)
