@@ -213,7 +213,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                 # (fewer rows a row group where that splits the columns few ways still)
                 few_rows, most = tuning.ARG_TILECOL_FEW_SPLITS[webgpu][dt.name]
                 ry_few = max(1, min(wg // wx_min, pow2_floor(n_walk // few_rows)))
-                if ceil_div(n_walk, ry_few * few_rows) <= most:
+                if few_rows < min_rows and ceil_div(n_walk, ry_few * few_rows) <= most:
                     min_rows = few_rows
         ry = max(1, min(wg // wx_min, pow2_floor(n_walk // min_rows)))
         strategy, interleave, tpr = "tilecol", False, 0
@@ -250,6 +250,12 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         vout, ragged = 1, False
     col_words = vout > 1 and vout % pw == 0 and words_ok
     col_join = vout > 1 and vout % pw == 0 and join_ok
+    # ... and rows of one word each (16-bit rows of 2, 8-bit rows of 4) starting on words
+    # (every kept stride whole words; the offset: when bound): a word's lanes keyed at once,
+    # its best lane code its row's index, no loop (ARG_WORD_ROWS)
+    word_rows = (vout > 1 and tuning.ARG_WORD_ROWS and sink == "index" and pw > 1
+                 and len(reds) == 1 and n_red == pw and reds[0].strides[0] == 1
+                 and all(d.strides[0] % pw == 0 for d in kept))
     # ... their indices stored as whole vectors where they are neighbours in the output (the
     # inner kept dim contiguous there, every other output stride whole vectors; the offset:
     # when bound), the result written by this pass (one split, no merge in the pass: below)
@@ -407,7 +413,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                  idx_words=idx_words, unroll=unroll,
                                  **(dict(cols=inner) if strategy == "lanes" else {}),
                                  **(dict(col_words=col_words, col_join=col_join,
-                                         vstore=vstore, ragged=ragged,
+                                         word_rows=word_rows, vstore=vstore, ragged=ragged,
                                          **(dict(dst_vec=vec_words) if vstore else {}))
                                     if vout > 1 else {})),
                   dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],
@@ -415,7 +421,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                        n_groups=groups, **(dict(aux0=block) if in_pass else {})),
                   groups, "input", "output" if split == 1 or in_pass else "partials",
                   mid_word=(dict(packed_rows=False, **walk_mid) if packed and len(reds) > 1 else
-                            dict(col_words=False) if col_words else None),
+                            dict(col_words=False) if col_words else
+                            dict(word_rows=False) if word_rows else None),
                   tally=tally_words > 0,
                   out_align=(vec_elems, dict(vstore=False, dst_vec=1)) if vstore else None,
                   in_align=(VEC_WORDS * pw, dict(src_vec=1)) if vload else None)]

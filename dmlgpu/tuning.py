@@ -365,6 +365,13 @@ ARG_STAGE_ANY_WORDS = True
 # 5 49.1 / 54.8 and of 7 47.1 / 53.4: the ranges start and end inside the rows measured
 # faster staged.
 ARG_STAGE_ODD = True
+# Column plans over rows of one word each (16-bit rows of 2, 8-bit rows of 4, every row
+# starting on a word): a word's lanes keyed at once and its best lane code taken as the
+# row's index, instead of an element's key and comparison at a time (plan.argreduce,
+# word_rows). Built and tested, off: not yet measured on a GPU (the grid's float16 rows of
+# 2, (8192, 4096, 2) over axis 2, sit at 75-81% of a copy through the element loop: H100,
+# 2026-11-27, bench/results/surface/h100-*-argreduce-hardmax-20261127s*.json).
+ARG_WORD_ROWS = False
 ARG_STAGE_ODD_WORDS = {8: (9, 32), 16: (5, 16)}
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
@@ -484,22 +491,22 @@ TILECOL_MIN_ROWS = 128
 # 128 (ARG_TILECOL_RUN_MIN_ROWS: uint8 (8192, 4096, 2) over (0, 2) 71 -> 66% at 256).
 ARG_TILECOL_MIN_ROWS = 256
 ARG_TILECOL_RUN_MIN_ROWS = {8: 128}
-# ... but, by WebGPU implementation and dtype, (rows, splits): this many rows where that
-# leaves at most that many splits (more threads where a plan has few: a row group's rows
-# are its split's rows over the row groups). H100, wgpu-native, 2026-11-27 (late), ArgMax /
-# ArgMin GPU us, 256 -> 128 everywhere, two pairs in one process (bench/results/argreduce-
-# knobs-20261127/h100-wgpu-tc.json): float16 tile columns split 2-8 ways (up to 16 at 128)
-# faster at all 12 pairs: (8192, 4096, 2) over axis 0 57.3 / 57.5 -> 55.3 / 55.8 (82 -> 85%
-# of a copy), (2, 4096, 8192) over axis 1 57.6 -> 56.0, over (0, 1) 56.9 -> 55.8, (128, 128,
-# 128, 64) over (0, 2) 107.2 -> 104.6, over (1, 2) 104.2 -> 102.8; split more already it lost
-# ((512, 512, 512) over (0, 1), 128 -> 256 ways: 103.6 -> 107.7) or stayed even; short
-# runs (lanes of a word) lost ((8192, 4096, 2) over (0, 2) 54.0 -> 56.9: they keep
-# ARG_TILECOL_MIN_ROWS); uint8 lost at 2^27 elements (up to +14 us: (128, 128, 128, 64)
-# over (0, 1, 2) 61.8 -> 75.3) and stayed within a point at 2^26 (H200, same configs,
-# h200-wgpu-w1.json there: float16 51.6 -> 48.2 at (8192, 4096, 2) over axis 0). Dawn
-# (H100, same day, with ROW_ROUGH_KEYS, h100-dawn-rkd.json there, configs base / new) lost
-# at the three 2^26-element points, 59.0-59.9 -> 60.2-61.4 us ((2, 4096, 8192) over axis
-# 1 59.9 / 59.8 -> 60.7 / 61.3), and stayed even at the two of 2^27: not for Dawn.
+# ... but, by WebGPU implementation and dtype, (rows, splits): this many rows (where fewer
+# than that) where that leaves at most that many splits (more threads where a plan has few:
+# a row group's rows are its split's rows over the row groups). H100, wgpu-native,
+# 2026-11-27 (late), ArgMax / ArgMin GPU us, 256 -> 128 everywhere, two pairs in one process
+# (bench/results/argreduce-knobs-20261127/h100-wgpu-tc.json): float16 tile columns split 2-8
+# ways (up to 16 at 128) faster at all 12 pairs: (8192, 4096, 2) over axis 0 57.3 / 57.5 ->
+# 55.3 / 55.8 (82 -> 85% of a copy), (2, 4096, 8192) over axis 1 57.6 -> 56.0, over (0, 1)
+# 56.9 -> 55.8, (128, 128, 128, 64) over (0, 2) 107.2 -> 104.6, over (1, 2) 104.2 -> 102.8;
+# split more already it lost ((512, 512, 512) over (0, 1), 128 -> 256 ways: 103.6 -> 107.7)
+# or stayed even; short runs (lanes of a word) lost ((8192, 4096, 2) over (0, 2) 54.0 ->
+# 56.9: they keep ARG_TILECOL_MIN_ROWS); uint8 lost at 2^27 elements (up to +14 us: (128,
+# 128, 128, 64) over (0, 1, 2) 61.8 -> 75.3) and stayed within a point at 2^26 (H200, same
+# configs, h200-wgpu-w1.json there: float16 51.6 -> 48.2 at (8192, 4096, 2) over axis 0).
+# Dawn (H100, same day, with ROW_ROUGH_KEYS, h100-dawn-rkd.json there, configs base / new)
+# lost at the three 2^26-element points, 59.0-59.9 -> 60.2-61.4 us ((2, 4096, 8192) over
+# axis 1 59.9 / 59.8 -> 60.7 / 61.3), and stayed even at the two of 2^27: not for Dawn.
 ARG_TILECOL_FEW_SPLITS = {"wgpu": {"float16": (128, 16)}}
 # An innermost kept dim narrower than this (bits) stays "interleave"/"col": row groups of
 # one word each straddle far-apart kept rows (float16 (8192, 4096, 2) over axis 1, H100,

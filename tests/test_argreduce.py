@@ -1970,6 +1970,48 @@ def test_rough_keys_signed_zero(tuned, rough):
                 check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
 
 
+@pytest.mark.parametrize("on", [True, False])
+@pytest.mark.parametrize("dtype", ["float16", "int16", "uint16", "uint8", "int8"])
+def test_word_rows(tuned, dtype, on):
+    """ARG_WORD_ROWS: column plans over rows of one word each (16-bit rows of 2, 8-bit rows
+    of 4) key a word's lanes at once and take its best lane code as the row's index: rows
+    back to back, rows a whole number of words apart (a strided view), several kept dims, a
+    last thread with fewer outputs; ties, NaN, +-0.0, extremes; both ops and directions; a
+    view starting mid-word takes the element loop (the variant asserted); off: the loop."""
+    d = tuned(ARG_WORD_ROWS=on)
+    rng = rng_for("word rows", dtype)
+    pw = 4 // np.dtype(dtype).itemsize
+    for shape, axes, view in (((1001, pw), (1,), None), ((6, 40, pw), (2,), None),
+                              ((300, 3, pw), (2,), (slice(None), slice(None, None, 2)))):
+        for x in (sparse_extremes(rng, shape, dtype),
+                  random_values(rng, shape, dtype, ties=True, specials=True)):
+            t = dg.asarray(x, device=d)
+            if view is not None:
+                x, t = x[view], t[view]
+            op = compile_arg(d, dtype, x.shape, axes)
+            v = op.plan.steps[0].variables
+            assert (v["strategy"], v["vout"] > 1, v.get("word_rows")) == ("col", True, on)
+            check(x, axes, tensor=t, combos=ALL_COMBOS)
+    big = random_values(rng, (257, pw + 1), dtype, ties=True, specials=True)
+    seen = spy_variables(d, lambda v: v.get("word_rows"))
+    try:  # rows of a word a word apart, starting an element into one: the element loop
+        check(big[:, 1:], (1,), tensor=dg.asarray(big, device=d)[:, 1:], combos=HALF)
+    finally:
+        del d.pipelines.get
+    if pw == 2:  # (16-bit: the view's rows are 3 elements apart, not whole words: no word
+        assert not any(seen)  # rows planned at all)
+    big = random_values(rng, (257, 2 * pw), dtype, ties=True, specials=True)
+    op = compile_arg(d, dtype, (257, pw), (1,))  # (the plan: the same layout, on a word)
+    assert op.plan.steps[0].mid_word == ({"word_rows": False} if on else None)
+    seen = spy_variables(d, lambda v: v.get("word_rows"))
+    try:
+        check(big[:, 1:pw + 1], (1,), tensor=dg.asarray(big, device=d)[:, 1:pw + 1],
+              combos=HALF)
+    finally:
+        del d.pipelines.get
+    assert False in seen, seen  # (bound: the element loop's variant)
+
+
 def stage_layout(words: int) -> tuple[int, int, int, int]:
     """A staged row of `words` words under the ARG_STAGE_* numbers: (its places, a power of
     two; a thread's places; a workgroup's threads; a workgroup's rows)."""
