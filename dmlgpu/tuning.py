@@ -496,7 +496,8 @@ ARG_TILECOL_RUN_MIN_ROWS = {8: 128}
 # a row group's rows are its split's rows over the row groups). H100, wgpu-native,
 # 2026-11-27 (late), ArgMax / ArgMin GPU us, 256 -> 128 everywhere, two pairs in one process
 # (bench/results/argreduce-knobs-20261127/h100-wgpu-tc.json): float16 tile columns split 2-8
-# ways (up to 16 at 128) faster at all 12 pairs: (8192, 4096, 2) over axis 0 57.3 / 57.5 ->
+# ways (up to 16 at 128) faster at 24 / 24 pairs (-0.3 to -2.9 us; those of one split, more
+# row groups only, within 1.5 us either way): (8192, 4096, 2) over axis 0 57.3 / 57.5 ->
 # 55.3 / 55.8 (82 -> 85% of a copy), (2, 4096, 8192) over axis 1 57.6 -> 56.0, over (0, 1)
 # 56.9 -> 55.8, (128, 128, 128, 64) over (0, 2) 107.2 -> 104.6, over (1, 2) 104.2 -> 102.8;
 # split more already it lost ((512, 512, 512) over (0, 1), 128 -> 256 ways: 103.6 -> 107.7)
