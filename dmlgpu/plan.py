@@ -204,18 +204,22 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         n_words = ceil_div(n_out * wrun, pw)
         inner_words = ceil_div(kept[-1].size * wrun, pw)
         wx_min = min(tuning.TILECOL_WX, pow2_ceil(inner_words))
+
+        def row_groups(rows: int) -> int:
+            """A workgroup's row groups where each takes at least `rows` rows."""
+            return max(1, min(wg // wx_min, pow2_floor(n_walk // rows)))
         min_rows = tuning.TILECOL_MIN_ROWS
         if sink == "index":  # ArgMax/ArgMin (Hardmax keeps the general figure)
             min_rows = tuning.ARG_TILECOL_MIN_ROWS
             if wrun > 1:
                 min_rows = tuning.ARG_TILECOL_RUN_MIN_ROWS.get(dt.bits, min_rows)
-            elif dt.name in tuning.ARG_TILECOL_FEW_SPLITS.get(webgpu, {}):
+            elif few := tuning.ARG_TILECOL_FEW_SPLITS.get(webgpu, {}).get(dt.name):
                 # (fewer rows a row group where that splits the columns few ways still)
-                few_rows, most = tuning.ARG_TILECOL_FEW_SPLITS[webgpu][dt.name]
-                ry_few = max(1, min(wg // wx_min, pow2_floor(n_walk // few_rows)))
-                if few_rows < min_rows and ceil_div(n_walk, ry_few * few_rows) <= most:
+                few_rows, most = few
+                if (few_rows < min_rows
+                        and ceil_div(n_walk, row_groups(few_rows) * few_rows) <= most):
                     min_rows = few_rows
-        ry = max(1, min(wg // wx_min, pow2_floor(n_walk // min_rows)))
+        ry = row_groups(min_rows)
         strategy, interleave, tpr = "tilecol", False, 0
         threads = ceil_div(n_words, wg // ry) * wg
         max_split = ceil_div(n_walk, ry * min_rows)

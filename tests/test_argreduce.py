@@ -1992,23 +1992,24 @@ def test_word_rows(tuned, dtype, on):
             v = op.plan.steps[0].variables
             assert (v["strategy"], v["vout"] > 1, v.get("word_rows")) == ("col", True, on)
             check(x, axes, tensor=t, combos=ALL_COMBOS)
-    big = random_values(rng, (257, pw + 1), dtype, ties=True, specials=True)
-    seen = spy_variables(d, lambda v: v.get("word_rows"))
-    try:  # rows of a word a word apart, starting an element into one: the element loop
-        check(big[:, 1:], (1,), tensor=dg.asarray(big, device=d)[:, 1:], combos=HALF)
-    finally:
-        del d.pipelines.get
+    def bound_word_rows(cols: int, view: slice) -> list:
+        """word_rows of every pipeline asked for by the calls over rows `view` of a
+        (257, cols) array (checked)."""
+        big = random_values(rng, (257, cols), dtype, ties=True, specials=True)
+        seen = spy_variables(d, lambda v: v.get("word_rows"))
+        try:
+            check(big[:, view], (1,), tensor=dg.asarray(big, device=d)[:, view], combos=HALF)
+        finally:
+            del d.pipelines.get
+        return seen
+
+    # rows of a word a word apart, starting an element into one: the element loop
+    seen = bound_word_rows(pw + 1, slice(1, None))
     if pw == 2:  # (16-bit: the view's rows are 3 elements apart, not whole words: no word
         assert not any(seen)  # rows planned at all)
-    big = random_values(rng, (257, 2 * pw), dtype, ties=True, specials=True)
     op = compile_arg(d, dtype, (257, pw), (1,))  # (the plan: the same layout, on a word)
     assert op.plan.steps[0].mid_word == ({"word_rows": False} if on else None)
-    seen = spy_variables(d, lambda v: v.get("word_rows"))
-    try:
-        check(big[:, 1:pw + 1], (1,), tensor=dg.asarray(big, device=d)[:, 1:pw + 1],
-              combos=HALF)
-    finally:
-        del d.pipelines.get
+    seen = bound_word_rows(2 * pw, slice(1, pw + 1))
     assert False in seen, seen  # (bound: the element loop's variant)
 
 
