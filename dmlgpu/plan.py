@@ -254,12 +254,15 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         vout, ragged = 1, False
     col_words = vout > 1 and vout % pw == 0 and words_ok
     col_join = vout > 1 and vout % pw == 0 and join_ok
-    # ... and rows of one word each (16-bit rows of 2, 8-bit rows of 4) starting on words
-    # (every kept stride whole words; the offset: when bound): a word's lanes keyed at once,
-    # its best lane code its row's index, no loop (ARG_WORD_ROWS)
-    word_rows = (vout > 1 and tuning.ARG_WORD_ROWS and sink == "index" and pw > 1
-                 and len(reds) == 1 and n_red == pw and reds[0].strides[0] == 1
-                 and all(d.strides[0] % pw == 0 for d in kept))
+    # ... and rows of a few whole words each (16-bit rows of 2, 8-bit rows of 4, up to
+    # ARG_WORD_ROWS_MAX_WORDS words) starting on words (every kept stride whole words; the
+    # offset: when bound): a row's lanes keyed a word at once, its best lane code its
+    # index, no loop (ARG_WORD_ROWS; the template variable: the row's words, 0 for none)
+    word_rows = (n_red // pw if vout > 1 and tuning.ARG_WORD_ROWS and sink == "index"
+                 and pw > 1 and len(reds) == 1 and n_red % pw == 0
+                 and n_red // pw <= tuning.ARG_WORD_ROWS_MAX_WORDS
+                 and reds[0].strides[0] == 1 and all(d.strides[0] % pw == 0 for d in kept)
+                 else 0)
     # ... their indices stored as whole vectors where they are neighbours in the output (the
     # inner kept dim contiguous there, every other output stride whole vectors; the offset:
     # when bound), the result written by this pass (one split, no merge in the pass: below)
@@ -426,7 +429,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                   groups, "input", "output" if split == 1 or in_pass else "partials",
                   mid_word=(dict(packed_rows=False, **walk_mid) if packed and len(reds) > 1 else
                             dict(col_words=False) if col_words else
-                            dict(word_rows=False) if word_rows else None),
+                            dict(word_rows=0) if word_rows else None),
                   tally=tally_words > 0,
                   out_align=(vec_elems, dict(vstore=False, dst_vec=1)) if vstore else None,
                   in_align=(VEC_WORDS * pw, dict(src_vec=1)) if vload else None)]

@@ -365,13 +365,19 @@ ARG_STAGE_ANY_WORDS = True
 # 5 49.1 / 54.8 and of 7 47.1 / 53.4: the ranges start and end inside the rows measured
 # faster staged.
 ARG_STAGE_ODD = True
-# Column plans over rows of one word each (16-bit rows of 2, 8-bit rows of 4, every row
-# starting on a word): a word's lanes keyed at once and its best lane code taken as the
-# row's index, instead of an element's key and comparison at a time (plan.argreduce,
-# word_rows). Built and tested, off: not yet measured on a GPU (the grid's float16 rows of
-# 2, (8192, 4096, 2) over axis 2, sit at 75-81% of a copy through the element loop: H100,
-# 2026-11-27, bench/results/surface/h100-*-argreduce-hardmax-20261127s*.json).
-ARG_WORD_ROWS = False
+# Column plans over rows of whole words (16-bit rows of 2, 8-bit rows of 4, every row
+# starting on a word): a word's lanes keyed at once and the row's best lane code taken as
+# its index, instead of an element's key and comparison at a time (plan.argreduce,
+# word_rows). H100, 2026-11-27, GPU us, off / on / off / on in one process, wgpu-native
+# (Dawn) (bench/results/argreduce-knobs-20261127/h100-{wgpu,dawn}-wr.json): float16 rows of 2,
+# (8192, 4096, 2) over axis 2, ArgMax 117.6 / 94.3 / 118.1 / 95.1 (120.1 / 98.6 / 121.1 /
+# 98.6), 81 -> 100% of a copy; ArgMin 125.7 / 94.9 / 125.4 / 95.1 (127.8 / 98.5 / 128.4 /
+# 98.4), 75 -> 100%; int16 97.9 -> 95.1; uint8 rows of 4, (4096, 4096, 4) over axis 2, 68.9
+# / 50.4 / 68.7 / 51.1 (71.4 / 54.3 / 71.6 / 55.1), 74 -> 100%; the controls (rows of
+# other lengths) within 0.5 us.
+ARG_WORD_ROWS = True
+# ... of up to this many words (rows of 2 words: 16-bit rows of 4, 8-bit rows of 8).
+ARG_WORD_ROWS_MAX_WORDS = 1
 ARG_STAGE_ODD_WORDS = {8: (9, 32), 16: (5, 16)}
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]

@@ -1973,25 +1973,32 @@ def test_rough_keys_signed_zero(tuned, rough):
 @pytest.mark.parametrize("on", [True, False])
 @pytest.mark.parametrize("dtype", ["float16", "int16", "uint16", "uint8", "int8"])
 def test_word_rows(tuned, dtype, on):
-    """ARG_WORD_ROWS: column plans over rows of one word each (16-bit rows of 2, 8-bit rows
-    of 4) key a word's lanes at once and take its best lane code as the row's index: rows
-    back to back, rows a whole number of words apart (a strided view), several kept dims, a
-    last thread with fewer outputs; ties, NaN, +-0.0, extremes; both ops and directions; a
-    view starting mid-word takes the element loop (the variant asserted); off: the loop."""
-    d = tuned(ARG_WORD_ROWS=on)
+    """ARG_WORD_ROWS: column plans over rows of 1 to ARG_WORD_ROWS_MAX_WORDS whole words
+    (16-bit rows of 2, 4, 6, 8-bit rows of 4, 8, 12) key a word's lanes at once and take the
+    row's best lane code as its index: rows back to back, rows a whole number of words apart
+    (a strided view), several kept dims, a last thread with fewer outputs; ties, NaN, +-0.0,
+    extremes; both ops and directions; a view starting mid-word takes the element loop (the
+    variant asserted); rows past the cap, or off: the loop."""
+    most = 3
+    d = tuned(ARG_WORD_ROWS=on, ARG_WORD_ROWS_MAX_WORDS=most)
     rng = rng_for("word rows", dtype)
     pw = 4 // np.dtype(dtype).itemsize
-    for shape, axes, view in (((1001, pw), (1,), None), ((6, 40, pw), (2,), None),
-                              ((300, 3, pw), (2,), (slice(None), slice(None, None, 2)))):
-        for x in (sparse_extremes(rng, shape, dtype),
-                  random_values(rng, shape, dtype, ties=True, specials=True)):
-            t = dg.asarray(x, device=d)
-            if view is not None:
-                x, t = x[view], t[view]
-            op = compile_arg(d, dtype, x.shape, axes)
-            v = op.plan.steps[0].variables
-            assert (v["strategy"], v["vout"] > 1, v.get("word_rows")) == ("col", True, on)
-            check(x, axes, tensor=t, combos=ALL_COMBOS)
+    for m in range(1, most + 2):
+        n = m * pw
+        for shape, axes, view in (((1001, n), (1,), None), ((6, 40, n), (2,), None),
+                                  ((300, 3, n), (2,), (slice(None), slice(None, None, 2)))):
+            for x in (sparse_extremes(rng, shape, dtype),
+                      random_values(rng, shape, dtype, ties=True, specials=True)):
+                t = dg.asarray(x, device=d)
+                if view is not None:
+                    x, t = x[view], t[view]
+                op = compile_arg(d, dtype, x.shape, axes)
+                v = op.plan.steps[0].variables
+                if m <= most:  # (longer rows: staged, no word rows)
+                    assert (v["strategy"], v["vout"] > 1) == ("col", True)
+                assert v.get("word_rows", 0) == (m if on and m <= most else 0)
+                check(x, axes, tensor=t, combos=ALL_COMBOS)
+
     def bound_word_rows(cols: int, view: slice) -> list:
         """word_rows of every pipeline asked for by the calls over rows `view` of a
         (257, cols) array (checked)."""
@@ -2007,10 +2014,11 @@ def test_word_rows(tuned, dtype, on):
     seen = bound_word_rows(pw + 1, slice(1, None))
     if pw == 2:  # (16-bit: the view's rows are 3 elements apart, not whole words: no word
         assert not any(seen)  # rows planned at all)
-    op = compile_arg(d, dtype, (257, pw), (1,))  # (the plan: the same layout, on a word)
-    assert op.plan.steps[0].mid_word == ({"word_rows": False} if on else None)
-    seen = bound_word_rows(2 * pw, slice(1, pw + 1))
-    assert False in seen, seen  # (bound: the element loop's variant)
+    for m in (1, most):  # rows of m words, m + 1 apart, starting an element into a word
+        op = compile_arg(d, dtype, (257, m * pw), (1,))  # (the plan: the layout on a word)
+        assert op.plan.steps[0].mid_word == ({"word_rows": 0} if on else None)
+        seen = bound_word_rows((m + 1) * pw, slice(1, m * pw + 1))
+        assert 0 in seen, seen  # (bound: the element loop's variant)
 
 
 def stage_layout(words: int) -> tuple[int, int, int, int]:
