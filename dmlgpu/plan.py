@@ -369,6 +369,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                  min_fold=_min_fold(op, dt, strategy))
     if tilecol:
         first.update(run=wrun, row_join=row_join)
+    if strategy in ("lanes", "tilecol"):  # (float16 keyed roughly first: ARG_ROUGH_KEYS)
+        first.update(rough_keys=bool(dt.lanes_rough) and sink == "index"
+                     and strategy in tuning.ARG_ROUGH_KEYS.get(webgpu, ()))
     unroll = tuning.REDUCE_UNROLL
     if strategy == "lanes":  # (a tile no longer than a block's words, as packed rows)
         unroll = min(unroll, pow2_floor(max(1, block_words // tpr)))

@@ -213,6 +213,22 @@ ROW_NAN_BY_TILE = True
 # 59.2 -> 56.8 (ArgMin), (8192, 4096, 2) over (1, 2) 57.2 -> 55.5, staged rows of 64
 # (128, 128, 128, 64) over axis 3 117.8 -> 113.5 and 120.2 -> 115.1, the rest 0.2-2 us.
 ROW_ROUGH_KEYS = True
+# ... and, by WebGPU implementation, ArgMax/ArgMin's loops of these strategies (float16 word
+# lanes, "lanes"; tile columns, "tilecol"), the outputs' codes of a tile keyed again exactly
+# where it holds a NaN or any of its bests is a zero. H100, 2026-11-27, GPU us, off / on /
+# off / on in one process (bench/results/argreduce-knobs-20261127/h100-{wgpu,dawn}-rl.json),
+# the grid's eight float16 lanes and tile-column points nearest 85%: Dawn's tile columns
+# faster at 24 / 24 pairs ((2, 256, 256, 1024) over (1, 2) 109.1 / 108.2 -> 103.2 / 103.3,
+# 85 -> 90% of a copy; (128, 128, 128, 64) over (0, 1, 2) 111.4 -> 108.8; (8192, 4096, 2) over
+# axis 0 59.0 / 59.6 -> 57.9 / 57.5; short runs within 0.6 us), its lanes faster at one
+# workgroup a block ((8192, 4096, 2) over axis 1 62.3 -> 61.5 / 60.9) but slower split
+# (over (0, 1) 60.6 / 60.0 -> 64.3 / 63.9); wgpu-native's tile columns slower at 2^26
+# elements ((2, 4096, 8192) over axis 1 56.0 / 57.1 -> 59.8 / 58.7) though faster at 2^27
+# (-0.8 to -2.8 us) and short runs, its split lanes slower (56.4 -> 58.3 / 58.9): Dawn's
+# tile columns only. (Its grids with both strategies on both implementations:
+# bench/results/surface/h100-{wgpu,dawn}-argreduce-hardmax-20261127u4.json, float16 99 and 99
+# of 102 points at 85%.)
+ARG_ROUGH_KEYS: dict[str, tuple[str, ...]] = {"dawn": ("tilecol",)}
 # Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
 HARDMAX_ROW_MIN_RED = 64
@@ -376,8 +392,15 @@ ARG_STAGE_ODD = True
 # / 50.4 / 68.7 / 51.1 (71.4 / 54.3 / 71.6 / 55.1), 74 -> 100%; the controls (rows of
 # other lengths) within 0.5 us.
 ARG_WORD_ROWS = True
-# ... of up to this many words (rows of 2 words: 16-bit rows of 4, 8-bit rows of 8).
-ARG_WORD_ROWS_MAX_WORDS = 1
+# ... of up to this many words (rows of 4 words and more are staged: ARG_STAGE_WORDS). H100,
+# 2026-11-27, GPU us, 1 / 3 / 1 / 3 in one process, ArgMax, wgpu-native (Dawn)
+# (bench/results/argreduce-knobs-20261127/h100-{wgpu,dawn}-wr2.json): float16 rows of 4,
+# (4096, 4096, 4) over axis 2, 101.3 / 72.4 / 101.5 / 73.0 (105.3 / 76.6 / 105.4 / 76.0), 70
+# -> 97% of a copy; rows of 6 75.4 -> 52.2 / 51.7 (64 -> 91-93%); uint8 rows of 8 76.0 ->
+# 39.5 / 39.3 (49 -> 95-97%), of 12 47.4 -> 28.4 / 29.1 (55 -> 89-92%); ArgMin alike; the
+# controls (float16 rows of 8 and 12, staged; uint8 rows of 4 and of 6, not whole words)
+# within 1 us.
+ARG_WORD_ROWS_MAX_WORDS = 3
 ARG_STAGE_ODD_WORDS = {8: (9, 32), 16: (5, 16)}
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]

@@ -1943,6 +1943,24 @@ def test_row_loop_variants(tuned, dtype, tile_max, nan_by_tile, rough):
         check(big[:, 1:], (1,), tensor=t, combos=ALL_COMBOS)
 
 
+def signed_zero_extremes(rng, shape) -> list[np.ndarray]:
+    """float16 arrays whose extreme is a zero: values of one sign (ArgMax of data at most
+    0, then ArgMin of data at least 0) with 1% zeros of one sign or both, the last also
+    beside 0.1% NaN."""
+    n = int(np.prod(shape))
+    out = []
+    for side in (-1.0, 1.0):  # zero the greatest, then the least
+        for signs, nan in (("both", 0.0), ("-", 0.0), ("+", 0.0), ("both", 0.001)):
+            x = (side * rng.uniform(0.5, 4.0, n)).astype(np.float16)
+            zero = rng.random(n) < 0.01
+            neg = {"both": rng.random(n) < 0.5, "-": np.ones(n, bool),
+                   "+": np.zeros(n, bool)}[signs]
+            x[zero] = np.where(neg[zero], np.float16(-0.0), np.float16(0.0))
+            x[rng.random(n) < nan] = np.nan
+            out.append(x.reshape(shape))
+    return out
+
+
 @pytest.mark.parametrize("rough", [True, False])
 def test_rough_keys_signed_zero(tuned, rough):
     """float16 row loops by rough keys (ROW_ROUGH_KEYS: -0.0 keyed one under +0.0) key a
@@ -1957,17 +1975,38 @@ def test_rough_keys_signed_zero(tuned, rough):
                         ((6, 40, 512), (0, 2))):
         op = compile_arg(d, "float16", shape, axes)
         assert op.plan.steps[0].variables["nan_by_tile"] == ("rough" if rough else True)
-        n = int(np.prod(shape))
-        for side in (-1.0, 1.0):  # zero the greatest, then the least
-            for signs, nan in (("both", 0.0), ("-", 0.0), ("+", 0.0), ("both", 0.001)):
-                x = (side * rng.uniform(0.5, 4.0, n)).astype(np.float16)
-                zero = rng.random(n) < 0.01
-                neg = {"both": rng.random(n) < 0.5, "-": np.ones(n, bool),
-                       "+": np.zeros(n, bool)}[signs]
-                x[zero] = np.where(neg[zero], np.float16(-0.0), np.float16(0.0))
-                x[rng.random(n) < nan] = np.nan
-                x = x.reshape(shape)
-                check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
+        for x in signed_zero_extremes(rng, shape):
+            check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
+
+
+@pytest.mark.parametrize("rough", [True, False])
+def test_rough_keys_lanes_tilecol(tuned, rough):
+    """float16 word lanes and tile columns by rough keys first (ARG_ROUGH_KEYS, by
+    implementation: the other's entry ignored): a tile's codes keyed again where it holds a
+    NaN or any output's best there is +-0.0, so zeros of both signs stay equal: zero the
+    extreme with zeros of one sign or both, beside rare NaN, and random values with ties and
+    specials; lanes one workgroup a block and split, tile columns over one and two reduced
+    dims, split, and short runs as lanes; a view starting mid-word (element loads); both
+    ops and directions."""
+    impl = tuned().webgpu
+    other = "dawn" if impl == "wgpu" else "wgpu"
+    # (on for this implementation, or only for the other: off)
+    d = tuned(ARG_ROUGH_KEYS={impl if rough else other: ("lanes", "tilecol")})
+    rng = rng_for("rough lanes", "float16")
+    for shape, axes, strategy in (((40, 4096, 2), (1,), "lanes"),
+                                  ((2, 100000, 2), (1,), "lanes"),
+                                  ((4096, 64), (0,), "tilecol"),
+                                  ((64, 300, 128), (0, 1), "tilecol"),
+                                  ((2048, 64, 2), (0, 2), "tilecol")):
+        op = compile_arg(d, "float16", shape, axes)
+        v = op.plan.steps[0].variables
+        assert (v["strategy"], v["rough_keys"]) == (strategy, rough), (shape, axes)
+        for x in (random_values(rng, shape, "float16", ties=True, specials=True),
+                  *signed_zero_extremes(rng, shape)):
+            check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
+    big = sparse_extremes(rng, (4096 * 64 + 1,), "float16")  # one element into a word
+    t = dg.asarray(big, device=d)[1:].reshape(4096, 64)
+    check(big[1:].reshape(4096, 64), (0,), tensor=t, combos=HALF)
 
 
 @pytest.mark.parametrize("on", [True, False])
