@@ -369,9 +369,11 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                  min_fold=_min_fold(op, dt, strategy))
     if tilecol:
         first.update(run=wrun, row_join=row_join)
-    if strategy in ("lanes", "tilecol"):  # (float16 keyed roughly first: ARG_ROUGH_KEYS)
+    if strategy in ("lanes", "tilecol"):  # (float16 keyed roughly first: ARG_ROUGH_KEYS;
+        # word lanes split at most ARG_ROUGH_LANES_MAX_SPLIT ways)
         first.update(rough_keys=bool(dt.lanes_rough) and sink == "index"
-                     and strategy in tuning.ARG_ROUGH_KEYS.get(webgpu, ()))
+                     and strategy in tuning.ARG_ROUGH_KEYS.get(webgpu, ())
+                     and (strategy != "lanes" or split <= tuning.ARG_ROUGH_LANES_MAX_SPLIT))
     unroll = tuning.REDUCE_UNROLL
     if strategy == "lanes":  # (a tile no longer than a block's words, as packed rows)
         unroll = min(unroll, pow2_floor(max(1, block_words // tpr)))

@@ -214,21 +214,27 @@ ROW_NAN_BY_TILE = True
 # (128, 128, 128, 64) over axis 3 117.8 -> 113.5 and 120.2 -> 115.1, the rest 0.2-2 us.
 ROW_ROUGH_KEYS = True
 # ... and, by WebGPU implementation, ArgMax/ArgMin's loops of these strategies (float16 word
-# lanes, "lanes"; tile columns, "tilecol"), the outputs' codes of a tile keyed again exactly
-# where it holds a NaN or any of its bests is a zero. H100, 2026-11-27, GPU us, off / on /
-# off / on in one process (bench/results/argreduce-knobs-20261127/h100-{wgpu,dawn}-rl.json),
-# the grid's eight float16 lanes and tile-column points nearest 85%: Dawn's tile columns
-# faster at 24 / 24 pairs ((2, 256, 256, 1024) over (1, 2) 109.1 / 108.2 -> 103.2 / 103.3,
-# 85 -> 90% of a copy; (128, 128, 128, 64) over (0, 1, 2) 111.4 -> 108.8; (8192, 4096, 2) over
-# axis 0 59.0 / 59.6 -> 57.9 / 57.5; short runs within 0.6 us), its lanes faster at one
-# workgroup a block ((8192, 4096, 2) over axis 1 62.3 -> 61.5 / 60.9) but slower split
-# (over (0, 1) 60.6 / 60.0 -> 64.3 / 63.9); wgpu-native's tile columns slower at 2^26
-# elements ((2, 4096, 8192) over axis 1 56.0 / 57.1 -> 59.8 / 58.7) though faster at 2^27
-# (-0.8 to -2.8 us) and short runs, its split lanes slower (56.4 -> 58.3 / 58.9): Dawn's
-# tile columns only. (Its grids with both strategies on both implementations:
-# bench/results/surface/h100-{wgpu,dawn}-argreduce-hardmax-20261127u4.json, float16 99 and 99
-# of 102 points at 85%.)
-ARG_ROUGH_KEYS: dict[str, tuple[str, ...]] = {"dawn": ("tilecol",)}
+# lanes, "lanes", split at most ARG_ROUGH_LANES_MAX_SPLIT ways; tile columns, "tilecol"), the
+# outputs' codes of a tile keyed again exactly where it holds a NaN or any of its bests is a
+# zero. H100, 2026-11-27, GPU us, off / on / off / on in one process
+# (bench/results/argreduce-knobs-20261127/h100-{wgpu,dawn}-rl.json), the grid's eight
+# float16 lanes and tile-column points nearest 85%:
+# - lanes of one workgroup a block ((8192, 4096, 2) over axis 1) faster at 4 / 4 pairs on
+#   each implementation: ArgMax 58.5 / 58.0 -> 56.6 / 57.3 (Dawn 62.3 / 62.3 -> 61.5 /
+#   60.9), ArgMin 57.8 / 58.0 -> 57.4 / 57.8 (62.1 / 62.7 -> 61.3 / 61.0); in the four-run
+#   grids (bench/results/surface/h100-{wgpu,dawn}-argreduce-hardmax-20261127u4.json against
+#   -20261127s4 and ...-argreduce-f16-20261127v4.json, both off) 54.2-54.6 -> 52.5 / 52.9
+#   us, 84.7-85.2 -> 87.7 / 87.0% of a copy (Dawn 55.4-55.8 -> 53.8 / 54.0, 83.2-83.9 ->
+#   86.4 / 86.0%). Split lanes (over (0, 1): 1024 ways) slower: 56.4 / 56.6 -> 58.3 / 58.9
+#   (Dawn 60.6 / 60.0 -> 64.3 / 63.9; the grids 0.2-1.7 us).
+# - Dawn's tile columns faster at 22 / 24 pairs ((2, 256, 256, 1024) over (1, 2) 109.1 /
+#   108.2 -> 103.2 / 103.3, 85 -> 90%; (128, 128, 128, 64) over (0, 1, 2) 111.4 -> 108.8;
+#   (8192, 4096, 2) over axis 0 59.0 / 59.6 -> 57.9 / 57.5; the other two ArgMin's short
+#   runs, +0.1 / +0.2 us); wgpu-native's at 13 / 24, slower at 2^26 elements ((2, 4096,
+#   8192) over axis 1 56.0 / 57.1 -> 59.8 / 58.7) though faster at 2^27 (-0.7 to -2.8 us)
+#   and short runs.
+ARG_ROUGH_KEYS: dict[str, tuple[str, ...]] = {"wgpu": ("lanes",), "dawn": ("lanes", "tilecol")}
+ARG_ROUGH_LANES_MAX_SPLIT = 1
 # Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
 HARDMAX_ROW_MIN_RED = 64

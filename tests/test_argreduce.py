@@ -1982,7 +1982,8 @@ def test_rough_keys_signed_zero(tuned, rough):
 @pytest.mark.parametrize("rough", [True, False])
 def test_rough_keys_lanes_tilecol(tuned, rough):
     """float16 word lanes and tile columns by rough keys first (ARG_ROUGH_KEYS, by
-    implementation: the other's entry ignored): a tile's codes keyed again where it holds a
+    implementation: the other's entry ignored; lanes split more than
+    ARG_ROUGH_LANES_MAX_SPLIT ways not by default): a tile's codes keyed again where it holds a
     NaN or any output's best there is +-0.0, so zeros of both signs stay equal: zero the
     extreme with zeros of one sign or both, beside rare NaN, and random values with ties and
     specials; lanes one workgroup a block and split, tile columns over one and two reduced
@@ -1990,8 +1991,14 @@ def test_rough_keys_lanes_tilecol(tuned, rough):
     ops and directions."""
     impl = tuned().webgpu
     other = "dawn" if impl == "wgpu" else "wgpu"
-    # (on for this implementation, or only for the other: off)
-    d = tuned(ARG_ROUGH_KEYS={impl if rough else other: ("lanes", "tilecol")})
+    on = {impl if rough else other: ("lanes", "tilecol")}  # (only the other's: off)
+    # split lanes too by rough keys only past ARG_ROUGH_LANES_MAX_SPLIT's default
+    d = tuned(ARG_ROUGH_KEYS=on)
+    for shape, split in (((40, 4096, 2), 1), ((2, 100000, 2), 4)):
+        op = compile_arg(d, "float16", shape, (1,))
+        assert (op.plan.notes["split"], op.plan.steps[0].variables["rough_keys"]) == (
+            split, rough and split <= tuning.ARG_ROUGH_LANES_MAX_SPLIT)
+    d = tuned(ARG_ROUGH_KEYS=on, ARG_ROUGH_LANES_MAX_SPLIT=1 << 30)
     rng = rng_for("rough lanes", "float16")
     for shape, axes, strategy in (((40, 4096, 2), (1,), "lanes"),
                                   ((2, 100000, 2), (1,), "lanes"),
