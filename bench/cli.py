@@ -6,6 +6,7 @@ import argparse
 import fnmatch
 import os
 import platform
+import signal
 import sys
 from datetime import datetime, timezone
 
@@ -240,7 +241,15 @@ def _surface(args, dev, runner, progress, peers, quick, reason, timer_note) -> i
     if bad := [d for d in dtypes or () if d not in known]:
         return _fail(f"--dtypes: {', '.join(bad)} is not a dtype of the grids "
                      f"{', '.join(grids)} (allowed: {', '.join(sorted(known))})")
-    res = sweep.run(grids, dtypes)
+    # (a run stopped by SIGTERM, as `timeout` sends, still writes the points it has)
+    def stop(signum, frame):
+        raise surface.Stopped(f"stopped by signal {signum}")
+
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        res = sweep.run(grids, dtypes)
+    finally:
+        signal.signal(signal.SIGTERM, old)
     info = dev.info
     res.update(schema=SCHEMA, kind="surface", implementation=info["implementation"],
                device=info, sizes="quick" if quick else "full", sizes_reason=reason,
@@ -257,7 +266,9 @@ def _surface(args, dev, runner, progress, peers, quick, reason, timer_note) -> i
     bad = [p for p in res["points"] if p["status"] != "ok"]
     if bad:
         progress.note(f"dmlgpu bench --surface: {len(bad)} point(s) failed")
-    return 1 if bad else 0
+    if "partial" in res:
+        progress.note(f"dmlgpu bench --surface: {res['partial']}: the grids are partial")
+    return 1 if bad or "partial" in res else 0
 
 
 def _versions(dev, peers) -> dict:

@@ -84,6 +84,11 @@ def _random(rng, n: int, dtype: str) -> np.ndarray:
     return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
 
 
+class Stopped(BaseException):
+    """A run stopped from outside (the CLI raises it on SIGTERM, as `timeout` sends): not an
+    Exception, so that no point's own handler records it as that point's error."""
+
+
 class Surface:
     def __init__(self, runner, quick: bool, progress, torch=None):
         self.runner, self.quick, self.progress, self.torch = runner, quick, progress, torch
@@ -291,14 +296,22 @@ class Surface:
 
     def run(self, grids=None, dtypes=None):
         """The grids (default all), each over those of its dtypes in `dtypes` (default all;
-        a grid with none of them is skipped): a run split to fit a time limit."""
+        a grid with none of them is skipped): a run split to fit a time limit. A run
+        stopped from outside (Stopped) returns its points so far, "partial" saying why."""
         t0 = time.perf_counter()
-        for g in grids or GRIDS:
-            mine = [d for d in GRID_DTYPES[g] if dtypes is None or d in dtypes]
-            if mine:
-                getattr(self, g)(dtypes=mine)
-        return {"points": self.points, "worst": worst(self.points),
-                "goals": goals(self.points), "seconds": time.perf_counter() - t0}
+        stopped = None
+        try:
+            for g in grids or GRIDS:
+                mine = [d for d in GRID_DTYPES[g] if dtypes is None or d in dtypes]
+                if mine:
+                    getattr(self, g)(dtypes=mine)
+        except Stopped as e:
+            stopped = f"{e} after {len(self.points)} point(s)"
+        res = {"points": self.points, "worst": worst(self.points),
+               "goals": goals(self.points), "seconds": time.perf_counter() - t0}
+        if stopped:
+            res["partial"] = stopped
+        return res
 
 
 GRID_DTYPES = {"topk": TOPK_DTYPES, "argreduce": ARG_DTYPES, "hardmax": HARDMAX_DTYPES,
@@ -430,6 +443,8 @@ def _brief(p: dict) -> dict:
 def report(result: dict) -> str:
     lines = ["dmlgpu surface: the worst point of each grid (lowest fraction of the copy "
              "kernel's bandwidth; lowest torch ratio)"]
+    if "partial" in result:
+        lines.append(f"  PARTIAL: {result['partial']}")
     for key, w in result["worst"].items():
         line = f"  {key}: {w['ok']}/{w['points']} points ok"
         if w["wrong"] or w["error"]:

@@ -6,6 +6,7 @@ import dataclasses
 import importlib
 import json
 import math
+import os
 import sys
 
 import numpy as np
@@ -407,6 +408,31 @@ def test_surface_dtypes(tmp_path, capsys):
     assert main(["bench", "--surface", "--quick", "--grids", "topk",
                  "--dtypes", "int64"]) != 0
     assert "--dtypes: int64 is not a dtype of the grids topk" in capsys.readouterr().err
+
+
+def test_surface_stopped_writes_partial(tmp_path, monkeypatch, capsys):
+    """A surface run stopped by SIGTERM (as `timeout` sends) mid-point writes the points it
+    finished, marked partial, and fails; its handler is put back after."""
+    import signal
+
+    orig, calls = bench.runner.Runner.copy, []
+
+    def copy(self, nbytes):
+        calls.append(nbytes)
+        if len(calls) == 2:  # (inside the second point's measurement)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return orig(self, nbytes)
+
+    monkeypatch.setattr(bench.runner.Runner, "copy", copy)
+    before = signal.getsignal(signal.SIGTERM)
+    out = tmp_path / "stopped.json"
+    assert main(["bench", "--surface", "--quick", "--peers", "none", "--grids", "hardmax",
+                 "--dtypes", "float32", "--json", str(out)]) != 0
+    res = json.loads(out.read_text())
+    assert len(res["points"]) == 1 and res["points"][0]["status"] == "ok"
+    assert res["partial"] == f"stopped by signal {int(signal.SIGTERM)} after 1 point(s)"
+    assert "PARTIAL" in capsys.readouterr().out
+    assert signal.getsignal(signal.SIGTERM) == before
 
 
 def test_surface_quick(tmp_path, capsys):
