@@ -563,8 +563,12 @@ def summary(paths) -> str:
     out = []
     for path in paths:
         with open(path) as f:
-            pts = json.load(f)["points"]
-        out += [f"{path}:", report({"worst": worst(pts), "goals": goals(pts)})]
+            saved = json.load(f)
+        pts = saved["points"]
+        res = {"worst": worst(pts), "goals": goals(pts)}
+        if "partial" in saved:  # (a run stopped before its end)
+            res["partial"] = saved["partial"]
+        out += [f"{path}:", report(res)]
     return "\n".join(out)
 
 

@@ -433,6 +433,7 @@ def test_surface_stopped_writes_partial(tmp_path, monkeypatch, capsys):
     assert res["partial"] == f"stopped by signal {int(signal.SIGTERM)} after 1 point(s)"
     assert "PARTIAL" in capsys.readouterr().out
     assert signal.getsignal(signal.SIGTERM) == before
+    assert "PARTIAL: stopped by signal" in surface.summary([str(out)])  # (recounted too)
 
 
 def test_surface_quick(tmp_path, capsys):
