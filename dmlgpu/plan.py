@@ -349,13 +349,15 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         tpr = 0 if tilecol else wg
 
     common = dict(dt=dt, op=op, descending=descending, multi_red=len(reds) > 1,
-                  red2=len(reds) == 2, min_fold=False, **(extra or {}))
+                  red2=len(reds) == 2, min_fold=False, wg_pack=0, **(extra or {}))
     dims = _dims(kept, reds)
     if len(reds[0].strides) > 1:  # a same-shape output (Hardmax)
         dims["rout"] = [d.strides[1] for d in reds]
     first_sink = sink if split == 1 else "partials"
     in_pass = in_pass and split > 1 and tally_per_thread(split) <= tuning.TALLY_MAX_PER_THREAD
-    pack = pack and split > 1 and not in_pass
+    # (packed first: TALLY_PACK_FIRST, where a split takes at least _MIN_SPLIT ways)
+    pack = pack and split > 1 and (not in_pass or (strategy in tuning.TALLY_PACK_FIRST
+                                                   and split >= tuning.TALLY_PACK_FIRST_MIN_SPLIT))
     in_pass = in_pass or pack
     vstore = vstore and split == 1
     merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
@@ -418,6 +420,11 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             fuse = dict(tally=True, tally_pack=False, tally_tpo=tpo,
                         tally_spin=tuning.TALLY_SPIN, tally_n=_tally_batch(ceil_div(split, tpo)))
             tally_words = n_out * split + blocks
+    # a workgroup's tree as a workgroup atomicMax an output (ARG_WG_PACK, by strategy): 8/16-
+    # bit keys whose best index fits in the word beside them, or the packed tally's code
+    if (strategy in tuning.ARG_WG_PACK and not interleave and dt.bits <= 16
+            and first_sink in ("index", "partials") and (pack or n_red < 1 << (32 - dt.bits))):
+        first.update(wg_pack=wg // tpr * (inner if strategy == "lanes" else 1))
     steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
                                  **fuse,
                                  packed_rows=packed, ry=ry,
@@ -516,7 +523,8 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
                      sink="index", wg=wg, stage_words=thread_words, row_slots=slots,
                      unroll=words, odd_rows=odd, idx_words=idx_words, joined=False,
                      multi_red=False,
-                     red2=False, smajor=False, tally=False, nan_by_tile=_nan_by_tile(dt),
+                     red2=False, smajor=False, tally=False, wg_pack=0,
+                     nan_by_tile=_nan_by_tile(dt),
                      min_fold=_min_fold(op, dt, "stage"),
                      **extra)
     params = dict(_dims(red.kept, red.red), n_out=red.n_out, n_red=red.n_red,

@@ -270,6 +270,23 @@ HARDMAX_STREAM_MIN_WORDS = {16: 8}
 # or worse (float32 rows of 512: 75% of copy at 2, 73% at 4, 68% at 8, 58% at 16) and no
 # point gained more than 2 points of copy; the reads a level cost more than the barriers.
 REDUCE_TREE_RADIX = 2
+# ... where the keys are 8/16-bit and an output's best index fits in the word beside its key
+# (or the plan packs its tally), the tree of these strategies is instead one workgroup
+# atomicMax an output of (key << (32 - bits)) | the index's code, one barrier (wg_pack in
+# kernels/argreduce.wgsl.j2). The tree's share, measured by taking it out (H100, wgpu-
+# native, 2026-11-27, bench/results/argreduce-wg-pack/h100-wgpu-pieces.json, uint8 ArgMax,
+# GPU us): word lanes (8192, 4096, 2) over axis 1 29.6 -> 27.8, a row of 2^26 30.9 -> 29.9,
+# tile columns 0.8 us. On (the same runs as TALLY_PACK_FIRST, its "packed first" against
+# "with ARG_WG_PACK", the float16 run once: its second pass cut by the call's limit):
+# uint8 faster at 26 / 27 points in both pairs on wgpu-native (up to -2.5 us: (2, 256, 256,
+# 1024) over (0, 3) 52.1 -> 49.8, word lanes (8192, 4096, 2) over axis 1 29.6 -> 28.0), 25
+# and 27 / 27 on Dawn (29.9 -> 28.2); float16 18 / 20 and 19 / 20 (up to -2.2: word lanes
+# 52.4 -> 50.3, Dawn 53.5 -> 51.2); the slower ones within 1.3 us, all rows split 2 ways.
+# Tile columns (built, measured, not kept: their tree is 3-4 levels over row groups) gained
+# 0.3-0.6 us at uint8's 64 MiB points and lost elsewhere: (128, 128, 128, 64) over (0, 1, 2)
+# 55.4 -> 58.0 (wgpu-native), over (0, 2) 55.9 -> 72.8 (Dawn), float16 (512, 512, 512) over
+# (0, 1) 100.3 -> 102.8 (h100-{wgpu,dawn}-tcwp-{uint8,float16}.json there).
+ARG_WG_PACK = ("row", "lanes")
 
 # Threads the GPU needs in flight to saturate memory: an H100/H200 holds 132 SMs x 2048
 # threads. At 2^17 (half of that), argmax over a flat 2^28 float32 on an H200 reached 8% of
@@ -670,6 +687,19 @@ TALLY_PACK = {8: True, 16: True}
 # 1) (2^18) 107.6 / 109.3 -> 102.1 and 111.5 / 111.4 -> 109.2 / 109.5. (More than 3 bits:
 # eight loads a thread of the last workgroup, not measured.)
 TALLY_PACK_SHIFT = 3
+# ... and packed first, by strategy, where the unpacked merge in the pass would be taken
+# and a split takes at least TALLY_PACK_FIRST_MIN_SPLIT ways: the last workgroup loads a
+# word an output instead of a split's index and its key again. H100, 2026-11-27, in one
+# process, base / packed first / packed first with ARG_WG_PACK below, twice, ArgMax GPU us
+# (bench/results/argreduce-wg-pack/h100-{wgpu,dawn}-wp-{uint8,float16}.json): uint8 (2,
+# 4096, 8192) over (0, 1, 2) (512 ways) 30.6 / 28.7 / 27.7 and 30.8 / 28.6 / 27.9 (wgpu-
+# native; Dawn 31.4 -> 29.3 -> 28.6), over (1, 2) (256) 29.8 -> 28.8 -> 28.1, (512, 512, 512)
+# over (0, 1, 2) 51.8 -> 50.3 -> 49.2; float16 (2, 4096, 8192) over (0, 1, 2) 51.9 -> 50.9 ->
+# 50.1 (Dawn 53.2 -> 52.0 -> 51.0). Split 2 ways it lost on Dawn: float16 (2, 256, 256,
+# 1024) over (0, 1, 3) 98.0 -> 102.6, over (0, 2, 3) 97.7 -> 101.5 (wgpu-native even); at 4
+# ways within -1.4 to +0.6 us (float16 (128, 128, 128, 64) over (1, 2, 3), (0, 1, 3)).
+TALLY_PACK_FIRST = ("row",)
+TALLY_PACK_FIRST_MIN_SPLIT = 4
 # ... and past that, where a block's outputs leave the last workgroup's threads to share
 # their codes' elements at most this many loads a thread (0: not at all): one round of
 # loads, a workgroup atomic an output for the first (DECREASING: last) of the key. H100,

@@ -18,6 +18,7 @@ from reference import (
     ALL_DTYPES,
     arg_reference,
     assert_same,
+    hardmax_reference,
     mixed_values,
     random_values,
     rng_for,
@@ -1555,7 +1556,8 @@ def test_tally_merge_choice(tuned):
     # 8/16-bit keys packed with their indices (TALLY_PACK) where the unpacked merge in the
     # pass is not taken (more loads a thread, or bits not TALLY_BITS), and the indices fit
     d = tuned(TALLY_PACK={8: True, 16: True}, TALLY_CAP_SPLIT=False, TALLY_BITS=(8, 32, 64),
-              TALLY_STRATEGIES=("row", "lanes", "tilecol"), COL_TARGET_THREADS=1 << 17)
+              TALLY_STRATEGIES=("row", "lanes", "tilecol"), COL_TARGET_THREADS=1 << 17,
+              TALLY_PACK_FIRST=())
     for dtype, shape, axes, pack in (("uint8", (2, 4096, 8192), (1,), False),  # 2 a thread
                                      ("uint8", (2, 256, 256, 1024), (1, 2), True),  # 32 ways
                                      ("float16", (2, 4096, 8192), (1,), True),  # 16-bit
@@ -1564,7 +1566,13 @@ def test_tally_merge_choice(tuned):
         p = notes(d, dtype, shape, axes)
         assert p.notes["split"] > 1 and p.notes["tally_pack"] is pack, (dtype, shape, p.notes)
         assert p.notes["tally_merge"] is (pack or dtype == "uint8"), (dtype, shape, p.notes)
-    d = tuned(TALLY_PACK={16: True})
+    # ... and rows packed first (TALLY_PACK_FIRST) where they split at least _MIN_SPLIT ways
+    d = tuned(TALLY_PACK_FIRST=("row",), TALLY_PACK_FIRST_MIN_SPLIT=4)
+    p = notes(d, "uint8", (1 << 25,), (0,))
+    assert (p.notes["split"], p.notes["tally_pack"]) == (256, True), p.notes
+    d = tuned(TALLY_PACK_FIRST_MIN_SPLIT=512)
+    assert notes(d, "uint8", (1 << 25,), (0,)).notes["tally_pack"] is False
+    d = tuned(TALLY_PACK={16: True}, TALLY_PACK_FIRST_MIN_SPLIT=4)
     assert not notes(d, "uint8", (2, 256, 256, 1024), (1, 2)).notes["tally_pack"]
     # 16-bit row plans merged in the pass unpacked (TALLY_ROW_BITS), other plans not
     for row_bits in ((), (16,)):
@@ -2229,3 +2237,68 @@ def test_staged_rows_any_words(tuned, dtype):
         assert arg_notes(tuned(ARG_STAGE_ANY_WORDS=False), dtype, x.shape, (1,))["strategy"] \
             != "stage"
         d = tuned(ARG_STAGE_ANY_WORDS=True)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "uint16", "int16"])
+@pytest.mark.parametrize("on", [True, False])
+def test_wg_pack(tuned, dtype, on):
+    """ARG_WG_PACK: the row and word-lane plans of 8/16-bit keys take a workgroup's best of
+    each output by one workgroup atomicMax of (key << (32 - bits)) | the index's code: the
+    index complemented (DECREASING: + 1) where it fits beside the key, decoded again (split 1,
+    the unpacked merge in the pass, a merge pass), or the packed tally's code (TALLY_PACK_FIRST
+    rows split 4 ways or more; 16-bit codes of an index's top bits). Rows of one output a
+    workgroup and of several, word lanes of 2 and 4 outputs, the longest 16-bit rows that fit
+    (65535: the last index the answer) and the first that does not (the tree); the first and
+    last index tied, ties, NaN, +-0.0, extremes, both ops and directions; a Hardmax split (its
+    partials); off: the tree everywhere."""
+    rng = rng_for("wg pack", dtype)
+    bits = np.dtype(dtype).itemsize * 8
+    wp = ("row", "lanes") if on else ()
+    first = dict(ARG_WG_PACK=wp, TALLY_PACK_FIRST=("row",), TALLY_PACK_FIRST_MIN_SPLIT=4,
+                 TALLY_MERGE=True)
+    split1 = dict(first, TARGET_THREADS=1, COL_TARGET_THREADS=1)
+    split2 = dict(first, TARGET_THREADS=512, MIN_ROW_CHUNK=1024, PACKED_ROW_CHUNK_WORDS=512)
+    packed = dict(first, TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024, PACKED_ROW_CHUNK_WORDS=512)
+    passed = dict(packed, TALLY_MERGE=False)
+    cases = [  # tuning, shape, axes, strategy, split > 1, tally: "pack" / "merge" / "", wg_pack
+        (split1, (64, 4096), (1,), "row", False, "", 1),
+        (split1, (3000, 37), (1,), "row", False, "", 2),  # (two rows a workgroup)
+        (split1, (8, 65535), (1,), "row", False, "", 1),
+        (split1, (8, 65536), (1,), "row", False, "", 1 if bits == 8 else 0),
+        (split1, (30, 300, 2), (0, 1), "lanes", False, "", 2),
+        (split2, (1, 50000), (1,), "row", True, "merge", 1),  # (2 ways: unpacked)
+        (packed, (3, 20000), (1,), "row", True, "pack", 1),
+        (packed, (2, 1 << 17), (1,), "row", True, "pack", 1),  # (16-bit: a code's top bits)
+        (packed, (40000, 2), (0,), "lanes", True, "merge" if bits == 8 else "pack", 2),
+        (passed, (3, 20000), (1,), "row", True, "", 1),  # (a merge pass)
+        (passed, (40000, 2), (0,), "lanes", True, "", 2),
+    ]
+    if bits == 8:
+        cases.append((packed, (20000, 4), (0,), "lanes", True, "merge", 4))
+    for numbers, shape, axes, strategy, split, tally, wg_pack in cases:
+        d = tuned(**numbers)  # (plans take the tuning when compiled: a device each)
+        op = compile_arg(d, dtype, shape, axes)
+        notes, v = op.plan.notes, op.plan.steps[0].variables
+        assert (notes["strategy"], notes["split"] > 1) == (strategy, split), (shape, notes)
+        assert (notes["tally_merge"] and ("pack" if notes["tally_pack"] else "merge")
+                or "") == tally, (shape, notes)
+        assert v["wg_pack"] == (wg_pack if on else 0), (shape, v["wg_pack"])
+        x = random_values(rng, shape, dtype)
+        e = np.ascontiguousarray(np.moveaxis(sparse_extremes(rng, shape, dtype), axes,
+                                             range(len(axes))))
+        m = e.reshape(int(np.prod([shape[a] for a in axes])), -1)  # (reduced, kept)
+        m[0] = m[-1] = m.max(axis=0)  # the first and last index tied
+        m[:, 0] = 0
+        m[-1, 0] = 1  # (an output whose best is its last index alone)
+        ends = np.ascontiguousarray(np.moveaxis(e, range(len(axes)), axes))
+        for a in (x, ends):
+            check(a, axes, tensor=dg.asarray(a, device=d), combos=ALL_COMBOS)
+    if dtype == "float16":  # Hardmax split (its partials' codes; a merge pass writes the one-hot)
+        d = tuned(**packed)
+        x = random_values(rng, (3, 20000), dtype)
+        t = dg.TensorDesc(dtype, x.shape)
+        steps = d.compile(dg.Hardmax1Desc(t, t, (1,))).plan.steps
+        first = next(s for s in steps if s.source == "input")
+        assert (first.sink, first.params["n_split"] > 1) == ("partials", True)
+        assert first.variables["wg_pack"] == (1 if on else 0)
+        assert_same(dg.hardmax(dg.asarray(x, device=d), 1), hardmax_reference(x, (1,)))
