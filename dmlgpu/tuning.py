@@ -280,8 +280,9 @@ REDUCE_TREE_RADIX = 2
 # "with ARG_WG_PACK", the float16 run once: its second pass cut by the call's limit):
 # uint8 faster at 26 / 27 points in both pairs on wgpu-native (up to -2.5 us: (2, 256, 256,
 # 1024) over (0, 3) 52.1 -> 49.8, word lanes (8192, 4096, 2) over axis 1 29.6 -> 28.0), 25
-# and 27 / 27 on Dawn (29.9 -> 28.2); float16 18 / 20 and 19 / 20 (up to -2.2: word lanes
-# 52.4 -> 50.3, Dawn 53.5 -> 51.2); the slower ones within 1.3 us, all rows split 2 ways.
+# and 27 / 27 on Dawn (29.9 -> 28.2); float16 18 / 20 on wgpu-native and 19 / 20 on Dawn
+# (up to -2.2: word lanes 52.4 -> 50.3, Dawn 53.5 -> 51.2); the slower ones up to 1.4 us
+# where rows split 2 ways (uint8 (2, 256, 256, 1024) over (0, 2, 3)), else within 0.6 us.
 # Tile columns (built, measured, not kept: their tree is 3-4 levels over row groups) gained
 # 0.3-0.6 us at uint8's 64 MiB points and lost elsewhere: (128, 128, 128, 64) over (0, 1, 2)
 # 55.4 -> 58.0 (wgpu-native), over (0, 2) 55.9 -> 72.8 (Dawn), float16 (512, 512, 512) over
