@@ -352,7 +352,10 @@ PACKED_ROW_GROUPS = 512
 # 55.0), the other two -0.4 / +0.2; on Dawn 15 of 16 (-1.4 to -18.2, +0.5); uint8's 2^26
 # tile columns -0.2 to +0.6; uint8 rows -0.7 to +1.9 (not taken); int8 tile columns (its
 # keys keep an xor a word either way; they ran as fast as uint8's do now) -1.4 to +2.4.
-# uint16 / int16 not measured.
+# uint16 / int16 not measured. Again with ARG_WG_PACK (H100, 2026-11-27, uint8 ArgMin at the
+# grid's 27 row and word-lane points, tile columns / + lanes / + rows twice, bench/results/
+# argreduce-wg-pack/h100-{wgpu,dawn}-mf-uint8.json): lanes even (within 0.7 us either way),
+# rows even to 1.8 us slower ((2, 256, 256, 1024) over axis 3 on Dawn 50.6 -> 52.4).
 ARG_MIN_FOLD = {"uint8": ("tilecol",)}
 # ArgMax/ArgMin over short contiguous rows back to back (one reduced dim of stride 1, one
 # kept dim whose stride is the row's length) of a power of two words (any number with
