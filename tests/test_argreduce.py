@@ -2249,8 +2249,8 @@ def test_wg_pack(tuned, dtype, on):
     rows split 4 ways or more; 16-bit codes of an index's top bits). Rows of one output a
     workgroup and of several, word lanes of 2 and 4 outputs, the longest 16-bit rows that fit
     (65535: the last index the answer) and the first that does not (the tree); the first and
-    last index tied, ties, NaN, +-0.0, extremes, both ops and directions; a Hardmax split (its
-    partials); off: the tree everywhere."""
+    last index tied, ties, NaN, +-0.0, extremes, both ops and directions, views starting
+    mid-word; a Hardmax split (its partials); off: the tree everywhere."""
     rng = rng_for("wg pack", dtype)
     bits = np.dtype(dtype).itemsize * 8
     wp = ("row", "lanes") if on else ()
@@ -2293,12 +2293,13 @@ def test_wg_pack(tuned, dtype, on):
         ends = np.ascontiguousarray(np.moveaxis(e, range(len(axes)), axes))
         for a in (x, ends):
             check(a, axes, tensor=dg.asarray(a, device=d), combos=ALL_COMBOS)
+        check(ends, axes, tensor=at_offset(ends, 1, d), combos=HALF)  # (a view mid-word)
     if dtype == "float16":  # Hardmax split (its partials' codes; a merge pass writes the one-hot)
         d = tuned(**packed)
         x = random_values(rng, (3, 20000), dtype)
         t = dg.TensorDesc(dtype, x.shape)
         steps = d.compile(dg.Hardmax1Desc(t, t, (1,))).plan.steps
-        first = next(s for s in steps if s.source == "input")
-        assert (first.sink, first.params["n_split"] > 1) == ("partials", True)
-        assert first.variables["wg_pack"] == (1 if on else 0)
+        step = next(s for s in steps if s.source == "input")
+        assert (step.sink, step.params["n_split"] > 1) == ("partials", True)
+        assert step.variables["wg_pack"] == (1 if on else 0)
         assert_same(dg.hardmax(dg.asarray(x, device=d), 1), hardmax_reference(x, (1,)))
