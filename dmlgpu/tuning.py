@@ -283,11 +283,23 @@ REDUCE_TREE_RADIX = 2
 # and 27 / 27 on Dawn (29.9 -> 28.2); float16 18 / 20 on wgpu-native and 19 / 20 on Dawn
 # (up to -2.2: word lanes 52.4 -> 50.3, Dawn 53.5 -> 51.2); the slower ones up to 1.4 us
 # where rows split 2 ways (uint8 (2, 256, 256, 1024) over (0, 2, 3)), else within 0.6 us.
-# Tile columns (built, measured, not kept: their tree is 3-4 levels over row groups) gained
-# 0.3-0.6 us at uint8's 64 MiB points and lost elsewhere: (128, 128, 128, 64) over (0, 1, 2)
-# 55.4 -> 58.0 (wgpu-native), over (0, 2) 55.9 -> 72.8 (Dawn), float16 (512, 512, 512) over
-# (0, 1) 100.3 -> 102.8 (h100-{wgpu,dawn}-tcwp-{uint8,float16}.json there).
+# Tile columns everywhere (their tree is 3-4 levels over row groups) gained 0.3-0.6 us at
+# uint8's 64 MiB points and lost elsewhere: (128, 128, 128, 64) over (0, 1, 2) 55.4 -> 58.0
+# (wgpu-native; its partials packed), over (0, 2) 55.9 -> 72.8 (Dawn), float16 (512, 512,
+# 512) over (0, 1) 100.3 -> 102.8 (packed too) (h100-{wgpu,dawn}-tcwp-{uint8,float16}.json
+# there): they take it by ARG_WG_PACK_TILECOL below.
 ARG_WG_PACK = ("row", "lanes")
+# ... and tile columns' tree over their row groups, by implementation and dtype, where
+# their split's partials are not packed and the lanes fold by max (not ArgMin's min fold).
+# H100, 2026-11-27 (later), the 15 uint8 tile-column grid points x ArgMax / ArgMin, two pairs
+# in one process (bench/results/argreduce-wg-pack-tilecol/h100-{wgpu,dawn}-tcw-uint8.json,
+# GPU us, pairs base -> tree by atomicMax): wgpu-native ArgMax faster at 9 / 15 in both
+# pairs, the others within 0.5 us ((128, 128, 128, 64) over (0, 2) 54.8 / 54.6 -> 52.8 / 52.8,
+# 84 -> 88% of a copy; over (1, 2) 53.8 / 53.5 -> 51.5 / 52.1; the 64 MiB points 30.9 ->
+# 30.4); its ArgMin (the min fold) 9-10 us slower at four ((2, 4096, 8192) over axis 1 31.3
+# -> 40.3); Dawn 17-18 us slower at two ((128, 128, 128, 64) over (0, 2) ArgMax 55.6 -> 73.3,
+# (2, 256, 256, 1024) over (0, 2) ArgMin 54.3 -> 72.5), within a point elsewhere.
+ARG_WG_PACK_TILECOL: dict[str, tuple[str, ...]] = {"wgpu": ("uint8",)}
 
 # Threads the GPU needs in flight to saturate memory: an H100/H200 holds 132 SMs x 2048
 # threads. At 2^17 (half of that), argmax over a flat 2^28 float32 on an H200 reached 8% of

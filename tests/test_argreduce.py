@@ -2239,6 +2239,72 @@ def test_staged_rows_any_words(tuned, dtype):
         d = tuned(ARG_STAGE_ANY_WORDS=True)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16"])
+def test_wg_pack_tile_columns(tuned, dtype):
+    """ARG_WG_PACK_TILECOL: tile columns of the listed dtypes on the listed implementation take
+    their row groups' best by a workgroup atomicMax an output (wg_pack: a row's words' outputs
+    of a workgroup) where their split's partials are not packed and their lanes fold by max:
+    one pass, the unpacked merge in the pass, a merge pass, two reduced dims, short runs as
+    lanes, rows joined at their own shift (an odd kept dim: the last word's outputs held);
+    the first and last index tied, ties, NaN, extremes, both directions, views mid-word and
+    reversed. Not: a packed tally, ArgMin's min fold (uint8), one row group, the other
+    implementation, another dtype."""
+    rng = rng_for("wg pack tile columns", dtype)
+    pw = 4 // np.dtype(dtype).itemsize
+    impl = tuned().webgpu
+    other = "dawn" if impl == "wgpu" else "wgpu"
+    on = dict(ARG_WG_PACK_TILECOL={impl: (dtype,)}, TALLY_PACK={}, TALLY_MERGE=True,
+              TALLY_BITS=(8, 16), TILECOL_JOIN={8: 1500, 16: 1500},
+              TARGET_THREADS=tuning.TARGET_THREADS, COL_TARGET_THREADS=tuning.COL_TARGET_THREADS)
+    one = dict(on, TARGET_THREADS=1, COL_TARGET_THREADS=1)
+    passed = dict(on, TALLY_MERGE=False)
+    packed = dict(on, TALLY_PACK={8: True, 16: True}, TALLY_PACK_FIRST=("row", "tilecol"),
+                  TALLY_PACK_FIRST_MIN_SPLIT=2)
+    cases = [  # tuning, shape, axes, (split > 1, tally: "pack" / "merge" / ""), atomic tree
+        (on, (3000, 512), (0,), (True, "merge"), True),
+        (one, (3000, 512), (0,), (False, ""), True),
+        (passed, (3000, 512), (0,), (True, ""), True),
+        (on, (40, 30, 70, 64), (0, 2), (True, "merge"), True),
+        (on, (1500, 64, 2), (0, 2), (True, ""), True),  # (short runs: a merge pass)
+        (on, (3000, 513), (0,), (True, "merge"), True),  # (rows joined)
+        (packed, (3000, 512), (0,), (True, "pack"), False),
+        (dict(on, ARG_WG_PACK_TILECOL={other: (dtype,)}), (3000, 512), (0,), (True, "merge"),
+         False),
+        (dict(on, ARG_WG_PACK_TILECOL={impl: ("uint16",)}), (3000, 512), (0,),
+         (True, "merge"), False),
+    ]
+    for numbers, shape, axes, (split, tally), tree in cases:
+        d = tuned(**numbers)
+        op = compile_arg(d, dtype, shape, axes)
+        notes, v = op.plan.notes, op.plan.steps[0].variables
+        assert notes["strategy"] == "tilecol" and notes["row_groups"] > 1, (shape, notes)
+        assert (notes["split"] > 1, notes["tally_merge"] and ("pack" if notes["tally_pack"]
+                                                              else "merge") or "") \
+            == (split, tally), (shape, notes)
+        assert v["row_join"] is (shape == (3000, 513)), (shape, v["row_join"])
+        block = tuning.REDUCE_WG // notes["row_groups"] * (pw // notes["lanes_per_output"])
+        assert v["wg_pack"] == (block if tree else 0), (shape, v["wg_pack"], numbers)
+        amin = compile_arg(d, dtype, shape, axes, desc=dg.ArgMinDesc).plan.steps[0].variables
+        assert amin["wg_pack"] == (0 if amin["min_fold"] else v["wg_pack"]), amin["wg_pack"]
+        if tree or numbers is packed:
+            x = random_values(rng, shape, dtype)
+            e = np.ascontiguousarray(np.moveaxis(sparse_extremes(rng, shape, dtype), axes,
+                                                 range(len(axes))))
+            m = e.reshape(int(np.prod([shape[a] for a in axes])), -1)  # (reduced, kept)
+            m[0] = m[-1] = m.max(axis=0)  # the first and last index tied
+            m[:, 0] = 0
+            m[-1, 0] = 1  # (an output whose best is its last index alone)
+            ends = np.ascontiguousarray(np.moveaxis(e, range(len(axes)), axes))
+            for a in (x, ends):
+                check(a, axes, tensor=dg.asarray(a, device=d), combos=ALL_COMBOS)
+            check(ends, axes, tensor=at_offset(ends, 1, d), combos=HALF)  # (mid-word)
+            check(ends[::-1], axes, tensor=dg.asarray(ends, device=d)[::-1], combos=HALF)
+    # one row group: no tree to replace
+    d = tuned(**dict(one, ARG_TILECOL_MIN_ROWS=4096, ARG_TILECOL_FEW_SPLITS={}))
+    op = compile_arg(d, dtype, (3000, 512), (0,))
+    assert op.plan.notes["row_groups"] == 1 and op.plan.steps[0].variables["wg_pack"] == 0
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "uint16", "int16"])
 @pytest.mark.parametrize("on", [True, False])
 def test_wg_pack(tuned, dtype, on):
