@@ -593,6 +593,18 @@ TILECOL_MIN_RED = 64
 # 19 -> 60, float16 41 -> 71, int16 45 -> 79; (65536, 512, 2) over (0, 2) uint8 24 -> 58,
 # float16 53 -> 70; uint8 runs of 4, (4096, 8192, 4) over (0, 2) 53 -> 77.
 TILECOL_RUNS = True
+# Tile columns over several reduced dims whose innermost is whole tiles (a split's range
+# rounded up to whole tiles too) find a tile's place in them once a tile, its rows a stride
+# apart, instead of a carry and an address a row. H100, 2026-11-27 (later), the four grid
+# points it reaches (two a dtype) x ArgMax / ArgMin, three pairs in one process
+# (bench/results/argreduce-tile-runs/h100-{wgpu,dawn}-tr-{uint8,float16}.json, GPU us):
+# wgpu-native uint8 (2, 256, 256, 1024) over (0, 2) 55.0 / 55.3 / 55.1 -> 50.1 / 50.0 / 50.1
+# (84 -> 92% of a copy; ArgMin 55.7 -> 50.2), (128, 128, 128, 64) over (0, 2) ArgMin 55.4 ->
+# 51.8 (ArgMax even, 52.7 -> 52.9), float16 1-2 us faster at all four; Dawn uint8 (128, 128,
+# 128, 64) over (0, 2) 56.6 / 55.4 / 56.1 -> 53.8 / 53.0 / 53.8 (ArgMin alike), float16 up
+# to 3.3 us faster or even; slower once: Dawn uint8 ArgMin (2, 256, 256, 1024) over (0, 2)
+# 54.3 -> 58.0 in all three pairs (its ArgMax even).
+TILECOL_TILE_RUNS = True
 MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
 # (Split row plans' sizes, H200, wgpu-native, 2026-11-25, same run, 18 split points of
 # float32 / float16 / uint8, bench/results/argreduce-chunks/: PACKED_ROW_CHUNK_WORDS 16384 /

@@ -1022,6 +1022,54 @@ def test_tile_columns(tuned, dtype):
     check(x[::-1, :, ::-1], (0, 2), tensor=t, index_dtype="int64", combos=HALF)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "int16"])
+def test_tile_column_runs(tuned, dtype):
+    """TILECOL_TILE_RUNS: tile columns over several reduced dims whose innermost is whole
+    tiles (every split's range too) place a tile once, its rows a stride apart: two reduced
+    dims and three, split (merged in the pass or by a merge pass) and not, the winner at the
+    first and last row of a run and of a tile, ties, NaN, extremes; views mid-word (a row at
+    a time) and reversed (negative strides). Not: an innermost reduced dim of no whole tiles,
+    a split range of none; off."""
+    rng = rng_for("tile column runs", dtype)
+    top = np.finfo(dtype).max if dtype == "float16" else np.iinfo(dtype).max
+    base = dict(MERGE_COL_MIN_OUT=64, ARG_TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0,
+                ARG_TILECOL_FEW_SPLITS={}, TILECOL_TILE_RUNS=True,
+                TARGET_THREADS=tuning.TARGET_THREADS, COL_TARGET_THREADS=tuning.COL_TARGET_THREADS,
+                TALLY_MERGE=tuning.TALLY_MERGE)
+    one = dict(base, TARGET_THREADS=1, COL_TARGET_THREADS=1)
+    seen = set()
+    for numbers, shape, axes in ((one, (8, 20, 64, 64), (0, 2)),
+                                 (base, (40, 20, 64, 64), (0, 2)),
+                                 (dict(base, TALLY_MERGE=False), (40, 20, 64, 64), (0, 2)),
+                                 (base, (3, 64, 4, 32, 128), (0, 1, 3))):
+        d = tuned(**numbers)
+        op = compile_arg(d, dtype, shape, axes)
+        notes, v = op.plan.notes, op.plan.steps[0].variables
+        assert notes["strategy"] == "tilecol" and v["multi_red"] and v["tile_run"], notes
+        unroll = v["unroll"]
+        assert notes["chunk"] % unroll == 0, notes  # (a split's range: whole tiles)
+        seen.add((notes["split"] > 1, notes["tally_merge"]))
+        x = random_values(rng, shape, dtype)
+        red = np.moveaxis(x, axes, range(len(axes)))  # (a view: reduced dims first)
+        red[..., 0, :, :] = top  # every run's first row ...
+        red[1, ..., -1, 3, :] = top  # ... and last, and a tile's last row
+        red[0, ..., unroll - 1, 2, :] = top
+        if dtype == "float16":
+            red[-1, ..., unroll, 1, :] = np.nan
+        t = dg.asarray(x, device=d)
+        check(x, axes, tensor=t, combos=combos_for(dtype))
+        check(x, axes, tensor=at_offset(x, 1, d), combos=HALF)
+        check(x[::-1, :, ::-1], axes, tensor=t[::-1, :, ::-1], combos=HALF)
+    assert seen == {(False, False), (True, True), (True, False)}, seen
+    # an innermost reduced dim of no whole tiles (a split's range then of any length); off
+    d = tuned(**base)
+    op = compile_arg(d, dtype, (40, 20, 70, 64), (0, 2))
+    assert not op.plan.steps[0].variables["tile_run"] and op.plan.notes["chunk"] % 16, \
+        op.plan.notes
+    d = tuned(**dict(base, TILECOL_TILE_RUNS=False))
+    assert not compile_arg(d, dtype, (40, 20, 64, 64), (0, 2)).plan.steps[0].variables["tile_run"]
+
+
 @pytest.mark.parametrize("vout", [2, 4, 8])
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_column_outputs_per_thread(tuned, dtype, vout):
