@@ -293,12 +293,12 @@ ARG_WG_PACK = ("row", "lanes")
 # their split's partials are not packed and the lanes fold by max (not ArgMin's min fold).
 # H100, 2026-11-27 (later), the 15 uint8 tile-column grid points x ArgMax / ArgMin, two pairs
 # in one process (bench/results/argreduce-wg-pack-tilecol/h100-{wgpu,dawn}-tcw-uint8.json,
-# GPU us, pairs base -> tree by atomicMax): wgpu-native ArgMax faster at 9 / 15 in both
-# pairs, the others within 0.5 us ((128, 128, 128, 64) over (0, 2) 54.8 / 54.6 -> 52.8 / 52.8,
+# GPU us, pairs base -> tree by atomicMax): wgpu-native ArgMax faster at 11 and 12 / 15, none
+# more than 0.4 us slower ((128, 128, 128, 64) over (0, 2) 54.8 / 54.6 -> 52.8 / 52.8,
 # 84 -> 88% of a copy; over (1, 2) 53.8 / 53.5 -> 51.5 / 52.1; the 64 MiB points 30.9 ->
 # 30.4); its ArgMin (the min fold) 9-10 us slower at four ((2, 4096, 8192) over axis 1 31.3
 # -> 40.3); Dawn 17-18 us slower at two ((128, 128, 128, 64) over (0, 2) ArgMax 55.6 -> 73.3,
-# (2, 256, 256, 1024) over (0, 2) ArgMin 54.3 -> 72.5), within a point elsewhere.
+# (2, 256, 256, 1024) over (0, 2) ArgMin 54.3 -> 72.5), up to 2 us elsewhere.
 ARG_WG_PACK_TILECOL: dict[str, tuple[str, ...]] = {"wgpu": ("uint8",)}
 
 # Threads the GPU needs in flight to saturate memory: an H100/H200 holds 132 SMs x 2048
@@ -600,9 +600,9 @@ TILECOL_RUNS = True
 # (bench/results/argreduce-tile-runs/h100-{wgpu,dawn}-tr-{uint8,float16}.json, GPU us):
 # wgpu-native uint8 (2, 256, 256, 1024) over (0, 2) 55.0 / 55.3 / 55.1 -> 50.1 / 50.0 / 50.1
 # (84 -> 92% of a copy; ArgMin 55.7 -> 50.2), (128, 128, 128, 64) over (0, 2) ArgMin 55.4 ->
-# 51.8 (ArgMax even, 52.7 -> 52.9), float16 1-2 us faster at all four; Dawn uint8 (128, 128,
+# 51.8 (ArgMax even, 52.7 -> 52.9), float16 0.5-2 us faster at all four; Dawn uint8 (128, 128,
 # 128, 64) over (0, 2) 56.6 / 55.4 / 56.1 -> 53.8 / 53.0 / 53.8 (ArgMin alike), float16 up
-# to 3.3 us faster or even; slower once: Dawn uint8 ArgMin (2, 256, 256, 1024) over (0, 2)
+# to 3.3 us faster, at most 0.8 slower; slower: Dawn uint8 ArgMin (2, 256, 256, 1024) over (0, 2)
 # 54.3 -> 58.0 in all three pairs (its ArgMax even).
 TILECOL_TILE_RUNS = True
 MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
