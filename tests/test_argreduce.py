@@ -917,6 +917,18 @@ def sparse_extremes(rng, shape, dtype):
     return x
 
 
+def tied_ends(rng, shape, dtype, axes):
+    """sparse_extremes with, over `axes`, every output's best at its first and last index
+    tied, and the first output's best at its last index alone."""
+    e = np.ascontiguousarray(np.moveaxis(sparse_extremes(rng, shape, dtype), axes,
+                                         range(len(axes))))
+    m = e.reshape(int(np.prod([shape[a] for a in axes])), -1)  # (reduced, kept)
+    m[0] = m[-1] = m.max(axis=0)
+    m[:, 0] = 0
+    m[-1, 0] = 1
+    return np.ascontiguousarray(np.moveaxis(e, range(len(axes)), axes))
+
+
 @pytest.mark.parametrize("dtype", FULL_DTYPES + ("int8", "int16", "uint32"))
 def test_row_walks(tuned, dtype):
     """Row plans over several reduced dims walking them without per-thread carries
@@ -2335,14 +2347,7 @@ def test_wg_pack_tile_columns(tuned, dtype):
         amin = compile_arg(d, dtype, shape, axes, desc=dg.ArgMinDesc).plan.steps[0].variables
         assert amin["wg_pack"] == (0 if amin["min_fold"] else v["wg_pack"]), amin["wg_pack"]
         if tree or numbers is packed:
-            x = random_values(rng, shape, dtype)
-            e = np.ascontiguousarray(np.moveaxis(sparse_extremes(rng, shape, dtype), axes,
-                                                 range(len(axes))))
-            m = e.reshape(int(np.prod([shape[a] for a in axes])), -1)  # (reduced, kept)
-            m[0] = m[-1] = m.max(axis=0)  # the first and last index tied
-            m[:, 0] = 0
-            m[-1, 0] = 1  # (an output whose best is its last index alone)
-            ends = np.ascontiguousarray(np.moveaxis(e, range(len(axes)), axes))
+            x, ends = random_values(rng, shape, dtype), tied_ends(rng, shape, dtype, axes)
             for a in (x, ends):
                 check(a, axes, tensor=dg.asarray(a, device=d), combos=ALL_COMBOS)
             check(ends, axes, tensor=at_offset(ends, 1, d), combos=HALF)  # (mid-word)
@@ -2397,14 +2402,7 @@ def test_wg_pack(tuned, dtype, on):
         assert (notes["tally_merge"] and ("pack" if notes["tally_pack"] else "merge")
                 or "") == tally, (shape, notes)
         assert v["wg_pack"] == (wg_pack if on else 0), (shape, v["wg_pack"])
-        x = random_values(rng, shape, dtype)
-        e = np.ascontiguousarray(np.moveaxis(sparse_extremes(rng, shape, dtype), axes,
-                                             range(len(axes))))
-        m = e.reshape(int(np.prod([shape[a] for a in axes])), -1)  # (reduced, kept)
-        m[0] = m[-1] = m.max(axis=0)  # the first and last index tied
-        m[:, 0] = 0
-        m[-1, 0] = 1  # (an output whose best is its last index alone)
-        ends = np.ascontiguousarray(np.moveaxis(e, range(len(axes)), axes))
+        x, ends = random_values(rng, shape, dtype), tied_ends(rng, shape, dtype, axes)
         for a in (x, ends):
             check(a, axes, tensor=dg.asarray(a, device=d), combos=ALL_COMBOS)
         check(ends, axes, tensor=at_offset(ends, 1, d), combos=HALF)  # (a view mid-word)
