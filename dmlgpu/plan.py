@@ -337,8 +337,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                 if cols and tuning.COL_SPLIT_ROUND else ceil_div(target, threads))
         split = max(1, min(ways, max_split, cap))
     chunk = ceil_div(n_walk, split)
-    # (tile columns over several reduced dims whose innermost is whole tiles: whole tiles a
-    # split too, TILECOL_TILE_RUNS below)
+    # tile columns over several reduced dims whose innermost is whole tiles (REDUCE_UNROLL
+    # rows: their tile) find a tile's place once (TILECOL_TILE_RUNS), a split's range rounded
+    # up to whole tiles
     tile_runs = (tilecol and len(walked) > 1 and tuning.TILECOL_TILE_RUNS
                  and walked[-1].size % tuning.REDUCE_UNROLL == 0)
     if tile_runs:
@@ -376,7 +377,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     first = dict(common, multi_red=len(walked) > 1, red2=len(walked) == 2, walk="carry",
                  min_fold=_min_fold(op, dt, strategy))
     if tilecol:
-        first.update(run=wrun, row_join=row_join, tile_run=False)
+        first.update(run=wrun, row_join=row_join, tile_run=tile_runs)
     if strategy in ("lanes", "tilecol"):  # (float16 keyed roughly first: ARG_ROUGH_KEYS;
         # word lanes split at most ARG_ROUGH_LANES_MAX_SPLIT ways)
         first.update(rough_keys=bool(dt.lanes_rough) and sink == "index"
@@ -389,10 +390,6 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         # short packed rows: a tile (TPR x unroll words) no longer than a row, else every
         # word takes the per-element tail loop (uint8 rows of 64: 8 words a thread)
         unroll = min(unroll, pow2_floor(max(1, n_red // pw // tpr)))
-    if tile_runs:
-        # (tile columns over several reduced dims whose innermost is whole tiles, every
-        # split's range too: a tile's rows inside one run, its place found once a tile)
-        first.update(tile_run=unroll == tuning.REDUCE_UNROLL and chunk % unroll == 0)
     vload = False
     if strategy == "row":
         # (rows of whole tiles, every split's range too, keep the kernel without the tail's

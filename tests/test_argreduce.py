@@ -1040,8 +1040,8 @@ def test_tile_column_runs(tuned, dtype):
     tiles (every split's range too) place a tile once, its rows a stride apart: two reduced
     dims and three, split (merged in the pass or by a merge pass) and not, the winner at the
     first and last row of a run and of a tile, ties, NaN, extremes; views mid-word (a row at
-    a time) and reversed (negative strides). Not: an innermost reduced dim of no whole tiles,
-    a split range of none; off."""
+    a time) and reversed (negative strides). Not: an innermost reduced dim of no whole tiles
+    (its split ranges then not rounded to tiles); off."""
     rng = rng_for("tile column runs", dtype)
     top = np.finfo(dtype).max if dtype == "float16" else np.iinfo(dtype).max
     base = dict(MERGE_COL_MIN_OUT=64, ARG_TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0,
@@ -1076,7 +1076,7 @@ def test_tile_column_runs(tuned, dtype):
     # an innermost reduced dim of no whole tiles (a split's range then of any length); off
     d = tuned(**base)
     op = compile_arg(d, dtype, (40, 20, 70, 64), (0, 2))
-    assert not op.plan.steps[0].variables["tile_run"] and op.plan.notes["chunk"] % 16, \
+    assert not op.plan.steps[0].variables["tile_run"] and op.plan.notes["chunk"] % unroll, \
         op.plan.notes
     d = tuned(**dict(base, TILECOL_TILE_RUNS=False))
     assert not compile_arg(d, dtype, (40, 20, 64, 64), (0, 2)).plan.steps[0].variables["tile_run"]
