@@ -430,9 +430,10 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # a workgroup's tree as a workgroup atomicMax an output (ARG_WG_PACK, by strategy): 8/16-
     # bit keys whose best index fits in the word beside them, or the packed tally's code
     # (tile columns' tree over row groups by ARG_WG_PACK_TILECOL: by implementation and
-    # dtype, where their split's partials are not packed and the lanes fold by max)
+    # dtype, where their split's partials are not packed, the lanes fold by max and rows
+    # start on words: not joined at their own shift)
     wg_tilecol = (strategy == "tilecol" and ry > 1 and not pack and not first["min_fold"]
-                  and dt.name in tuning.ARG_WG_PACK_TILECOL.get(webgpu, ()))
+                  and not row_join and dt.name in tuning.ARG_WG_PACK_TILECOL.get(webgpu, ()))
     if ((strategy in tuning.ARG_WG_PACK or wg_tilecol) and not interleave and dt.bits <= 16
             and first_sink in ("index", "partials") and (pack or n_red < 1 << (32 - dt.bits))):
         first.update(wg_pack=(wg // ry * (pw // wrun) if strategy == "tilecol" else

@@ -298,7 +298,11 @@ ARG_WG_PACK = ("row", "lanes")
 # 84 -> 88% of a copy; over (1, 2) 53.8 / 53.5 -> 51.5 / 52.1; the 64 MiB points 30.9 ->
 # 30.4); its ArgMin (the min fold) 9-10 us slower at four ((2, 4096, 8192) over axis 1 31.3
 # -> 40.3); Dawn 17-18 us slower at two ((128, 128, 128, 64) over (0, 2) ArgMax 55.6 -> 73.3,
-# (2, 256, 256, 1024) over (0, 2) ArgMin 54.3 -> 72.5), up to 2 us elsewhere.
+# (2, 256, 256, 1024) over (0, 2) ArgMin 54.3 -> 72.5), up to 2 us elsewhere. Not where rows
+# are joined at their own shift (row_join), which none of those points is: the rows grid's
+# odd-width uint8 columns lost on wgpu-native (same GPU, bench/results/surface/h100-wgpu-rows-
+# u8f16-20261127tr.json against -20261127wp: (5000, 6710) over axis 0 29.2 -> 43.0 us, (1500,
+# 22369) 31.7 -> 37.4); excluded after that run, they render their earlier WGSL again.
 ARG_WG_PACK_TILECOL: dict[str, tuple[str, ...]] = {"wgpu": ("uint8",)}
 
 # Threads the GPU needs in flight to saturate memory: an H100/H200 holds 132 SMs x 2048
