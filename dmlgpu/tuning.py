@@ -609,6 +609,18 @@ TILECOL_RUNS = True
 # to 3.3 us faster, at most 0.8 slower; slower: Dawn uint8 ArgMin (2, 256, 256, 1024) over (0, 2)
 # 54.3 -> 58.0 in all three pairs (its ArgMax even).
 TILECOL_TILE_RUNS = True
+# ArgMax/ArgMin's tile columns split at most this many ways, by element bits, where their
+# partials would be packed (an output's splits atomicMax one word; fewer splits, longer).
+# H100, 2026-11-27 (second session), the uint8 tile columns of 2^27 elements split 512 ways,
+# GPU us, ArgMax / ArgMin, two pairs in one process, off -> 256
+# (bench/results/argreduce-tilecol-cap/h100-{wgpu,dawn}-cap-uint8.json): the grid's (128, 128,
+# 128, 64) over (0, 1, 2) 58.5 / 58.8 -> 54.3 / 53.8 on wgpu-native (78.7 -> 84.8-85.5% of a
+# copy), 59.7 / 59.8 -> 55.2 / 55.2 on Dawn (78 -> 84%); off the grid (4194304, 32) over axis 0
+# 55.5 / 55.3 -> 53.8 / 53.8, (1048576, 128) 58.9 / 58.6 -> 53.6 / 53.8 (Dawn 59.3 -> 54.7).
+# 128 lost everywhere (62-66 us). It changes no other grid point. Not 16-bit: float16 (1048576,
+# 64) over axis 0 54.7 -> 61.9 on wgpu-native (h100-*-cap-float16.json there; Dawn even;
+# (1048576, 128) 0.5-2.5 us faster on both).
+ARG_TILECOL_PACK_MAX_SPLIT: dict[int, int] = {8: 256}
 MAX_SPLIT = 4096  # partials per output (see TARGET_THREADS); one merge workgroup reads them
 # (Split row plans' sizes, H200, wgpu-native, 2026-11-25, same run, 18 split points of
 # float32 / float16 / uint8, bench/results/argreduce-chunks/: PACKED_ROW_CHUNK_WORDS 16384 /
