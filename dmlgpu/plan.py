@@ -331,7 +331,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             few = tpo * tuning.TALLY_MAX_PER_THREAD
             if threads * few >= tuning.TALLY_CAP_MIN_THREADS:  # (threads enough still)
                 cap = min(cap, few)
-        if strategy == "tilecol" and pack:  # (an output's packed partials: its atomics)
+        if strategy == "tilecol" and pack:  # (each split atomicMaxes an output's one word)
             cap = min(cap, tuning.ARG_TILECOL_PACK_MAX_SPLIT.get(dt.bits, cap))
         # (the columns' target to the nearest whole split: a split that adds less than half
         # again the threads costs the merge pass more than it gives; COL_SPLIT_ROUND)

@@ -1790,12 +1790,11 @@ def test_tilecol_few_splits(tuned, dtype):
     assert base[2][2] == 2  # (runs of 2 as lanes)
 
 
-
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "uint16"])
 def test_tilecol_pack_max_split(tuned, dtype):
     """ARG_TILECOL_PACK_MAX_SPLIT: tile columns whose partials would be packed split at most
     their element bits' number of ways (each split longer), other bits as many as before;
-    exact both ways, both ops and directions, ties and NaN."""
+    exact both ways, both ops and directions, ties and each type's extremes."""
     rng = rng_for("tilecol pack max split", dtype)
     seen = {}
     for cap in ({}, {8: 16}):
@@ -1810,6 +1809,7 @@ def test_tilecol_pack_max_split(tuned, dtype):
         seen[len(seen)] = got
     assert all(s > 16 for s in seen[0]), seen  # (32 / 64 ways uncapped)
     assert seen[1] == ([16, 16] if dtypes.lookup(dtype).bits == 8 else seen[0]), seen
+
 
 def test_tally_merge_binding_limits(monkeypatch):
     """The tally's binding comes last: where it would not fit beside the input's and the
