@@ -14,16 +14,13 @@ from bench.runner import copy_bound
 from dmlgpu import codegen
 from dmlgpu.runtime import dispatch
 
-HEAD = """struct Params {
-  ksize: array<vec4<u32>, 2>, kin: array<vec4<u32>, 2>, kout: array<vec4<u32>, 2>,
-  rsize: array<vec4<u32>, 2>, rin: array<vec4<u32>, 2>,
-  in_offset: u32, out_offset: u32, n_out: u32, n_red: u32, chunk: u32, n_split: u32,
-  groups_x: u32, n_groups: u32, win_words: u32, nk: u32, nr: u32, aux0: u32,
-}
-@group(0) @binding(0) var<uniform> u: Params;
+# the uniform block as every kernel declares it (codegen.PARAMS: pack_params' layout)
+HEAD = ("struct Params {\n" + "".join(
+    f"  {name}: {f'array<vec4<u32>, {count // 4}>' if count > 1 else 'u32'},\n"
+    for name, count in codegen.PARAMS) + "}\n" + """@group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
-"""
+""")
 READ1 = HEAD + """
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
