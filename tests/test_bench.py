@@ -23,7 +23,7 @@ FAST = ["--quick", "--repeats", "3", "--warmup", "1"]
 TOP_FIELDS = {"schema", "timestamp", "command", "implementation", "device", "versions",
               "sizes", "sizes_reason", "timer", "timer_note", "timestamp_quantum_s", "warmup",
               "max_repeats", "copy", "peers", "cases", "summary", "environment",
-              "runs_per_pass"}
+              "runs_per_pass", "clock_note"}
 POSITIVE = ("gpu_s", "gpu_s_min", "host_call_s", "wall_s", "first_call_s", "gb_per_s",
             "copy_gb_per_s", "copy_fraction", "bytes", "input_bytes", "output_bytes",
             "copy_bytes")
@@ -46,6 +46,7 @@ def test_quick_run_writes_the_documented_json(tmp_path, capsys):
     out = capsys.readouterr()
     assert rc == 0, out.err
     assert TOP_FIELDS <= set(result), TOP_FIELDS - set(result)
+    assert result["clock_note"] is None  # (lavapipe: no GPU clocks to hold)
     assert result["schema"] == "dmlgpu-bench/1"
     assert result["sizes"] == "quick" and result["timer"] in ("timestamp-query", "wall")
     assert result["implementation"] == result["device"]["implementation"]
@@ -83,6 +84,23 @@ def test_quick_run_writes_the_documented_json(tmp_path, capsys):
         assert c["name"] in out.out  # the table
     assert "GB/s" in out.out and "of copy" in out.out
     assert "[2/2] argmin/flat/f16" in out.err  # progress goes to stderr
+
+
+def test_clock_note_names_an_nvidia_gpu_without_a_cuda_context():
+    """An NVIDIA adapter with no torch peer on CUDA gets the note (its clocks drop between
+    the bench's bursts); another adapter, or a torch peer that made its context, does not."""
+    class Peer:
+        def __init__(self, name, status):
+            self.name, self.info = name, {"status": status}
+
+    nvidia = {"adapter": "NVIDIA H100 80GB HBM3", "vendor": "NVIDIA"}
+    assert "CUDA context" in cli.clock_note(nvidia, [])
+    assert "CUDA context" in cli.clock_note(nvidia, [Peer("torch", "skipped"),
+                                                      Peer("numpy", "ok")])
+    assert cli.clock_note(nvidia, [Peer("torch", "ok")]) is None
+    assert cli.clock_note({"adapter": "llvmpipe (LLVM 15.0.6, 256 bits)",
+                           "vendor": "llvmpipe"}, []) is None
+    assert cli.clock_note({"adapter": "AMD Radeon RX 7900 XTX", "vendor": "AMD"}, []) is None
 
 
 def test_wall_timer(tmp_path, capsys):

@@ -59,6 +59,12 @@ def render(template, variables):
     return orig(template, variables)
 codegen.render = render
 
+try:  # a CUDA context holds the GPU's clocks up between the host's pauses (the runs below
+    # had none: see ../tilecol-read/README.md)
+    import torch
+    torch.zeros(1).cuda()
+except Exception:  # no torch, or no CUDA
+    torch = None
 impl, out = sys.argv[1], sys.argv[2]
 dev = dg.Device(webgpu=impl)
 timer = dispatch.GpuTimer(dev)
