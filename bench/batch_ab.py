@@ -14,9 +14,11 @@ import numpy as np
 import dmlgpu as dg
 from dmlgpu import tuning
 
+from . import clocks
 from .runner import best_loop, copy_bound, loop_calls, submit_alone
 
 impl, out = sys.argv[1], sys.argv[2]
+clocks.hold()
 dev = dg.Device(webgpu=impl)
 sb = dev.create_buffer(4, what="sync")
 

@@ -11,12 +11,14 @@ import sys
 
 import dmlgpu as dg
 
+from . import clocks
 from .runner import copy_bound, loop_calls, submit_alone
 
 SIZES = (4096, 1 << 20, 1 << 26, 1 << 28, 1 << 30)
 
 
 def main(impl: str, path: str) -> None:
+    clocks.hold()
     dev = dg.Device(webgpu=impl)
     gpu = dev.device
     out = []

@@ -21,6 +21,8 @@ import numpy as np
 
 import dmlgpu as dg
 
+from . import clocks
+
 NEW = hasattr(dg, "Graph")
 if NEW:
     from dmlgpu.runtime import dispatch
@@ -142,6 +144,7 @@ def main(argv=None) -> int:
     p.add_argument("--json")
     p.add_argument("--quick", action="store_true", help="small sizes, few calls")
     args = p.parse_args(argv)
+    clocks.hold()
     try:
         dev = dg.Device(webgpu=args.webgpu)
     except (ValueError, TypeError, dg.DmlgpuError) as e:

@@ -19,6 +19,7 @@ import time
 
 import dmlgpu as dg
 
+from . import clocks
 from .runner import copy_bound
 
 SIZE = 1 << 30
@@ -46,6 +47,7 @@ def _issue(gpu, bounds, cpu: dict | None) -> None:
 
 
 def main(impl: str, path: str) -> None:
+    clocks.hold()
     dev = dg.Device(webgpu=impl)
     gpu = dev.device
     span = min(SIZE, gpu.limits["max-storage-buffer-binding-size"] // 16 * 16)

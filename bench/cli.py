@@ -14,7 +14,7 @@ import numpy as np
 
 import dmlgpu as dg
 
-from . import report, surface
+from . import clocks, report, surface
 from .cases import CASES, Case
 from .peers import NumpyPeer, OnnxFrontPeer, OrtPeer, TorchPeer
 from .runner import HOST_GOAL_FACTOR, Runner, data_key
@@ -102,19 +102,16 @@ def is_software(info: dict) -> bool:
             or any(s in name for s in SOFTWARE_ADAPTERS))
 
 
-def clock_note(info: dict, peers) -> str | None:
+def clock_note(info: dict, held: bool) -> str | None:
     """Why this run's GPU figures may read slow, or None: an NVIDIA GPU with no CUDA
-    context in the process. Its driver lowers the clocks between the bench's bursts of work
-    (throttle reason "idle"); a CUDA context, which the torch peer makes, holds them up. H100,
-    2026-11-28 (bench/results/tilecol-read/): without one the SM clock sat at 480-1500 MHz
-    instead of 1980, and kernels read 1.5-3x slow."""
+    context in the process (`held`: clocks.hold made one), whose driver lowers its clocks
+    between the bench's bursts of work (see bench/clocks.py)."""
     name = f"{info.get('adapter', '')} {info.get('vendor', '')}".lower()
-    if "nvidia" not in name or any(p.name == "torch" and p.info.get("status") == "ok"
-                                   for p in peers):
+    if "nvidia" not in name or held:
         return None
-    return ("an NVIDIA GPU with no CUDA context in this process (the torch peer, on CUDA, "
-            "makes one): its driver lowers the clocks between this bench's bursts of work, "
-            "and GPU times can read up to 3x slow")
+    return ("an NVIDIA GPU with no CUDA context in this process (torch with CUDA would hold "
+            "one): its driver lowers the clocks between this bench's bursts of work, and GPU "
+            "times can read up to 3x slow")
 
 
 def _fail(msg: str) -> int:
@@ -181,14 +178,14 @@ def main(argv=None) -> int:
             progress.note(f"{p.name}: skipped: {p.info['reason']}")
     if args.runs_per_pass < 1:
         return _fail(f"--runs-per-pass: {args.runs_per_pass}; allowed: 1 or more")
-    clocks = clock_note(info, peers)
-    if clocks:
-        progress.note(f"dmlgpu bench: note: {clocks}")
+    clock = clock_note(info, clocks.hold() is not None)
+    if clock:
+        progress.note(f"dmlgpu bench: note: {clock}")
     runner = Runner(dev, quick=quick, timer=timer, policy=policy, peers=peers,
                     progress=progress, runs_per_pass=args.runs_per_pass)
     if args.surface:
         return _surface(args, dev, runner, progress, peers, quick, reason, timer_note,
-                        clocks)
+                        clock)
     # cases on the same input run one after the other (one upload, one input held at a
     # time); the records keep the registry's order
     first = {}
@@ -219,7 +216,7 @@ def main(argv=None) -> int:
         "sizes_reason": reason,
         "timer": timer,
         "timer_note": timer_note,
-        "clock_note": clocks,
+        "clock_note": clock,
         "runs_per_pass": runner.runs_per_pass,
         "timestamp_quantum_s": runner.quantum_ns * 1e-9 if runner.quantum_ns else None,
         "warmup": args.warmup,
@@ -247,7 +244,7 @@ def main(argv=None) -> int:
     return 1 if failed else 0
 
 
-def _surface(args, dev, runner, progress, peers, quick, reason, timer_note, clocks) -> int:
+def _surface(args, dev, runner, progress, peers, quick, reason, timer_note, clock) -> int:
     torch_peer = next((p for p in peers if p.name == "torch" and p.torch is not None), None)
     # hundreds of points: a lighter policy than the cases' (the median of 5 after 2)
     runner.policy = Policy(2, 5, 0.05, 0.0)
@@ -273,7 +270,7 @@ def _surface(args, dev, runner, progress, peers, quick, reason, timer_note, cloc
     info = dev.info
     res.update(schema=SCHEMA, kind="surface", implementation=info["implementation"],
                device=info, sizes="quick" if quick else "full", sizes_reason=reason,
-               timer_note=timer_note, clock_note=clocks, runs_per_pass=runner.runs_per_pass,
+               timer_note=timer_note, clock_note=clock, runs_per_pass=runner.runs_per_pass,
                versions=_versions(dev, peers),
                timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     print(surface.report(res))

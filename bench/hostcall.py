@@ -18,6 +18,8 @@ import numpy as np
 import dmlgpu as dg
 from dmlgpu.runtime import dispatch
 
+from . import clocks
+
 
 def per_call(dev, fn, n: int) -> float:
     best = 1e9
@@ -31,6 +33,7 @@ def per_call(dev, fn, n: int) -> float:
 
 
 def main(impl: str, n: int = 20000) -> None:
+    clocks.hold()
     dev = dg.Device(webgpu=impl)
     rng = np.random.default_rng(0)
 

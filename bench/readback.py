@@ -16,6 +16,8 @@ import numpy as np
 
 import dmlgpu as dg
 
+from . import clocks
+
 
 def per_call(fn, n: int = 300, loops: int = 5) -> float:
     best = 1e9
@@ -28,6 +30,7 @@ def per_call(fn, n: int = 300, loops: int = 5) -> float:
 
 
 def main(impl: str, out: str) -> None:
+    clocks.hold()
     dev = dg.Device(webgpu=impl)
     t = dg.asarray(np.arange(4, dtype=np.float32), device=dev)
     res = []

@@ -19,15 +19,11 @@ import numpy as np
 import dmlgpu as dg
 from dmlgpu.runtime import dispatch
 
-from . import report
+from . import clocks, report
 from .runner import Runner
 from .timing import Policy
 
-try:  # a CUDA context keeps the GPU's clocks up between the host's pauses (as tuning_sweep)
-    import torch
-    torch.zeros(1).cuda()
-except Exception:
-    torch = None
+torch = clocks.hold()  # (None: no torch on CUDA, our times only)
 
 
 def timer_kind(dev) -> str:

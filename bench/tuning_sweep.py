@@ -26,15 +26,11 @@ import sys
 import dmlgpu as dg
 from dmlgpu import tuning
 
-from . import report, surface
+from . import clocks, report, surface
 from .runner import Policy, Runner
 from .steps import timer_kind
 
-try:
-    import torch
-    torch.zeros(1).cuda()  # a CUDA context: GPU clocks up
-except Exception:  # no torch, or no CUDA: our times only
-    torch = None
+torch = clocks.hold()  # (None: no torch on CUDA, our times only)
 
 
 def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[dict]:

@@ -87,20 +87,24 @@ def test_quick_run_writes_the_documented_json(tmp_path, capsys):
 
 
 def test_clock_note_names_an_nvidia_gpu_without_a_cuda_context():
-    """An NVIDIA adapter with no torch peer on CUDA gets the note (its clocks drop between
-    the bench's bursts); another adapter, or a torch peer that made its context, does not."""
-    class Peer:
-        def __init__(self, name, status):
-            self.name, self.info = name, {"status": status}
-
+    """An NVIDIA adapter with no CUDA context held in the process gets the note (its clocks
+    drop between the bench's bursts); another adapter, or a held context, does not."""
     nvidia = {"adapter": "NVIDIA H100 80GB HBM3", "vendor": "NVIDIA"}
-    assert "CUDA context" in cli.clock_note(nvidia, [])
-    assert "CUDA context" in cli.clock_note(nvidia, [Peer("torch", "skipped"),
-                                                      Peer("numpy", "ok")])
-    assert cli.clock_note(nvidia, [Peer("torch", "ok")]) is None
+    assert "CUDA context" in cli.clock_note(nvidia, held=False)
+    assert cli.clock_note(nvidia, held=True) is None
     assert cli.clock_note({"adapter": "llvmpipe (LLVM 15.0.6, 256 bits)",
-                           "vendor": "llvmpipe"}, []) is None
-    assert cli.clock_note({"adapter": "AMD Radeon RX 7900 XTX", "vendor": "AMD"}, []) is None
+                           "vendor": "llvmpipe"}, held=False) is None
+    assert cli.clock_note({"adapter": "AMD Radeon RX 7900 XTX", "vendor": "AMD"},
+                          held=False) is None
+
+
+def test_clocks_hold_without_torch_on_cuda_is_none(monkeypatch):
+    """Without torch on CUDA (this machine) nothing holds the clocks: None, tried once."""
+    clocks = importlib.import_module(f"{bench.__name__}.clocks")
+    monkeypatch.setattr(clocks, "_held", [])
+    monkeypatch.setitem(sys.modules, "torch", None)  # (import torch raises ImportError)
+    assert clocks.hold() is None
+    assert clocks._held == [None]
 
 
 def test_wall_timer(tmp_path, capsys):
