@@ -11,22 +11,28 @@ uint8 ArgMax of the same shapes.
 A row pitch other than C (bytes from one row to the next) tests power-of-two strides.
 Run from the repository root:
 PYTHONPATH=. python bench/results/tilecol-read/tread.py IMPL OUT.json"""
+import importlib.util
 import json
 import os
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import dmlgpu as dg
+from bench import clocks
 from bench.runner import copy_bound
 from dmlgpu import codegen
 from dmlgpu.runtime import dispatch
 
-HEAD = ("struct Params {\n" + "".join(
-    f"  {name}: {f'array<vec4<u32>, {count // 4}>' if count > 1 else 'u32'},\n"
-    for name, count in codegen.PARAMS) + "}\n" + "@group(0) @binding(0) var<uniform> u: Params;\n")
+# the copy's yardsticks from read-floor: its uniform block and its flat read loop
+_spec = importlib.util.spec_from_file_location(
+    "readf", Path(__file__).resolve().parents[1] / "read-floor" / "readf.py")
+readf = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(readf)
+HEAD = readf.PARAMS
 
 
 # a tile's work on its words v0 .. (one word a load): the lanes' (key, place) codes of
@@ -165,33 +171,8 @@ CASES = [
     ("n-v4x4-il", 1 << 21, 64, 4, 4, 256, 16, "il"),
     ("n-v4x4s512", 1 << 21, 64, 4, 4, 512, 16, "il"),
 ]
-LOOP_T2 = """@group(0) @binding(1) var<storage, read> src: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read_write> dst: array<vec4<u32>>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let g = wid.x + wid.y * u.groups_x;
-  if (g >= u.n_groups) { return; }
-  let per = u.aux0 / u.n_groups;
-  let base = g * per;
-  var m = vec4<u32>(0u);
-  for (var t = 0u; t < per; t += 4096u) {
-    let a = base + t + lid;
-""" + "".join(f"    let v{j} = src[a + {j * 256}u];\n" for j in range(16)) + """
-    m = max(m, max(max(max(max(v0, v1), max(v2, v3)), max(max(v4, v5), max(v6, v7))),
-                   max(max(max(v8, v9), max(v10, v11)), max(max(v12, v13), max(v14, v15)))));
-  }
-  if (m.x == 0x12345678u && m.y == 0x9abcdef0u) { dst[lid] = m; }
-}
-"""
-PATTERNS["loopT2.wgsl"] = HEAD + LOOP_T2
-
-try:  # a CUDA context keeps the GPU's clocks up, as bench.tuning_sweep's does: without it
-    # the SM clock sat at 480-1500 MHz through these bursts of work (nvidia-smi, throttle
-    # reason "idle") and every case read 1.5-3x slower
-    import torch
-    torch.zeros(1).cuda()
-except Exception:  # no torch, or no CUDA
-    torch = None
+PATTERNS["loopT2.wgsl"] = readf.LOOP
+clocks.hold()  # (the GPU's clocks up: see README.md)
 impl, out = sys.argv[1], sys.argv[2]
 dev = dg.Device(webgpu=impl)
 timer = dispatch.GpuTimer(dev)
