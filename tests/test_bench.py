@@ -98,13 +98,31 @@ def test_clock_note_names_an_nvidia_gpu_without_a_cuda_context():
                           held=False) is None
 
 
-def test_clocks_hold_without_torch_on_cuda_is_none(monkeypatch):
-    """Without torch on CUDA (this machine) nothing holds the clocks: None, tried once."""
+def test_clocks_hold_opens_a_cuda_context_once(monkeypatch):
+    """hold() makes a CUDA tensor where torch has CUDA and returns torch, once a process;
+    without torch, or where CUDA fails, None."""
     clocks = importlib.import_module(f"{bench.__name__}.clocks")
-    monkeypatch.setattr(clocks, "_held", [])
-    monkeypatch.setitem(sys.modules, "torch", None)  # (import torch raises ImportError)
-    assert clocks.hold() is None
-    assert clocks._held == [None]
+    made = []
+
+    class Tensor:
+        def cuda(self):
+            made.append(1)
+            return self
+
+    class NoCuda(Tensor):
+        def cuda(self):
+            raise RuntimeError("Torch not compiled with CUDA enabled")
+
+    for fake, want in ((None, None), (NoCuda, None), (Tensor, "torch")):
+        monkeypatch.setattr(clocks, "_held", [])
+        torch = None if fake is None else type(sys)("torch")
+        if fake is not None:
+            torch.zeros = lambda n, fake=fake: fake()
+        monkeypatch.setitem(sys.modules, "torch", torch)  # (None: import torch fails)
+        got = clocks.hold()
+        assert got is (torch if want else None), fake
+        assert clocks.hold() is got  # (tried once)
+    assert made == [1]
 
 
 def test_wall_timer(tmp_path, capsys):
