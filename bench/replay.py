@@ -27,6 +27,8 @@ import numpy as np
 
 import dmlgpu as dg
 
+from . import clocks
+
 
 def _rss_mib() -> float:
     try:
@@ -226,6 +228,7 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=None)
     p.add_argument("--quick", action="store_true")
     args = p.parse_args(argv)
+    clocks.hold()  # (dmlgpu's figures are taken before torch's: the clocks up from the start)
     try:
         dev = dg.Device(webgpu=args.webgpu, adapter=args.adapter)
     except (ValueError, TypeError, dg.DmlgpuError) as e:
