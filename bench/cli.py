@@ -96,8 +96,13 @@ def select(patterns) -> tuple[list[Case], list[str]]:
     return [c for c in CASES if any(hit(c.name, p) for p in patterns)], unmatched
 
 
+def _adapter_text(info: dict) -> str:
+    """The adapter's name and vendor, lower case, to match names in."""
+    return f"{info.get('adapter', '')} {info.get('vendor', '')}".lower()
+
+
 def is_software(info: dict) -> bool:
-    name = f"{info.get('adapter', '')} {info.get('vendor', '')}".lower()
+    name = _adapter_text(info)
     return (str(info.get("adapter_type", "")).lower() == "cpu"
             or any(s in name for s in SOFTWARE_ADAPTERS))
 
@@ -106,8 +111,7 @@ def clock_note(info: dict, held: bool) -> str | None:
     """Why this run's GPU figures may read slow, or None: an NVIDIA GPU with no CUDA
     context in the process (`held`: clocks.hold made one), whose driver lowers its clocks
     between the bench's bursts of work (see bench/clocks.py)."""
-    name = f"{info.get('adapter', '')} {info.get('vendor', '')}".lower()
-    if "nvidia" not in name or held:
+    if "nvidia" not in _adapter_text(info) or held:
         return None
     return ("an NVIDIA GPU with no CUDA context in this process (torch with CUDA would hold "
             "one): its driver lowers the clocks between this bench's bursts of work, and GPU "

@@ -6,17 +6,16 @@ clock sat at 480-1500 MHz instead of 1980 and kernels ran 1.5-3x slower
 
 from __future__ import annotations
 
-_held: list = []  # [torch or None] once tried
+import functools
 
 
+@functools.cache
 def hold():
     """torch, with a CUDA context open in this process, or None where torch is missing or
     sees no CUDA device (then nothing holds the clocks). Tried once a process."""
-    if not _held:
-        try:
-            import torch
-            torch.zeros(1).cuda()
-            _held.append(torch)
-        except Exception:  # no torch, or no CUDA
-            _held.append(None)
-    return _held[0]
+    try:
+        import torch
+        torch.zeros(1).cuda()
+        return torch
+    except Exception:  # no torch, or no CUDA
+        return None

@@ -113,15 +113,16 @@ def test_clocks_hold_opens_a_cuda_context_once(monkeypatch):
         def cuda(self):
             raise RuntimeError("Torch not compiled with CUDA enabled")
 
-    for fake, want in ((None, None), (NoCuda, None), (Tensor, "torch")):
-        monkeypatch.setattr(clocks, "_held", [])
+    for fake, opens in ((None, False), (NoCuda, False), (Tensor, True)):
+        clocks.hold.cache_clear()
         torch = None if fake is None else type(sys)("torch")
         if fake is not None:
             torch.zeros = lambda n, fake=fake: fake()
         monkeypatch.setitem(sys.modules, "torch", torch)  # (None: import torch fails)
         got = clocks.hold()
-        assert got is (torch if want else None), fake
+        assert got is (torch if opens else None), fake
         assert clocks.hold() is got  # (tried once)
+    clocks.hold.cache_clear()  # (the next caller tries the real torch again)
     assert made == [1]
 
 
