@@ -1780,7 +1780,7 @@ def test_tilecol_few_splits(tuned, dtype):
             got.append((n["split"], n["row_groups"], n["lanes_per_output"]))
             x = random_values(rng, shape, dtype, ties=True, specials=True)
             check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
-        seen[len(seen)] = got
+        seen.append(got)
     base, few, capped = seen[0], seen[1], seen[2]
     if dtype == "float16":  # 4096 rows over 8 row groups: 256 -> 128 rows, 2 -> 4 ways
         assert [s for s, _, _ in few[:2]] == [2 * s for s, _, _ in base[:2]], seen
@@ -1796,7 +1796,7 @@ def test_tilecol_pack_max_split(tuned, dtype):
     their element bits' number of ways (each split longer), other bits as many as before;
     exact both ways, both ops and directions, ties and each type's extremes."""
     rng = rng_for("tilecol pack max split", dtype)
-    seen = {}
+    seen = []  # (the splits of each shape, uncapped then capped)
     for cap in ({}, {8: 16}):
         d = tuned(ARG_TILECOL_MIN_ROWS=16, ARG_TILECOL_PACK_MAX_SPLIT=cap)
         got = []
@@ -1806,7 +1806,7 @@ def test_tilecol_pack_max_split(tuned, dtype):
             got.append(n["split"])
             x = random_values(rng, shape, dtype, ties=True, specials=True)
             check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
-        seen[len(seen)] = got
+        seen.append(got)
     assert all(s > 16 for s in seen[0]), seen  # (32 / 64 ways uncapped)
     assert seen[1] == ([16, 16] if dtypes.lookup(dtype).bits == 8 else seen[0]), seen
 
