@@ -1766,7 +1766,7 @@ def test_tilecol_few_splits(tuned, dtype):
     runs as lanes, not other dtypes; exact both ways (splits merged in the pass), both ops
     and directions."""
     rng = rng_for("tilecol few splits", dtype)
-    seen = {}
+    seen = []  # (the plans of each shape, under each setting in turn)
     impl = tuned().webgpu
     other = "dawn" if impl == "wgpu" else "wgpu"
     for few in ({other: {"float16": (128, 16)}}, {impl: {"float16": (128, 16)}},
