@@ -303,7 +303,23 @@ ARG_WG_PACK = ("row", "lanes")
 # odd-width uint8 columns lost on wgpu-native (same GPU, bench/results/surface/h100-wgpu-rows-
 # u8f16-20261127tr.json against -20261127wp: (5000, 6710) over axis 0 29.2 -> 43.0 us, (1500,
 # 22369) 31.7 -> 37.4); excluded after that run, they render their earlier WGSL again.
-ARG_WG_PACK_TILECOL: dict[str, tuple[str, ...]] = {"wgpu": ("uint8",)}
+# Dawn takes it too since its tile-run walk (TILECOL_TILE_RUNS): H100, 2026-11-28, the 16
+# uint8 tile-column points x ArgMax / ArgMin, base / Dawn's tree by atomicMax twice in one
+# process (bench/results/argreduce-tilecol-wg/h100-dawn-wg-uint8.json, GPU us; it changes the
+# plans of 9 grid points, all ArgMax): faster or even at all 9 in both pairs, the 64 MiB
+# points 30.7-30.9 -> 30.3-30.5, (128, 128, 128, 64) over (0, 2) 54.2 / 53.6 -> 53.0 / 52.2,
+# over (1, 2) 53.7 / 54.2 -> 52.9 / 52.8; the rest within 0.4 us (the unchanged plans there
+# moved up to 1.4 us: the runs' noise at 2^27 elements).
+ARG_WG_PACK_TILECOL: dict[str, tuple[str, ...]] = {"wgpu": ("uint8",), "dawn": ("uint8",)}
+# ... and short runs as lanes of a word (TILECOL_RUNS) where their partials are packed too.
+# H100, 2026-11-28, uint8 short runs of 2 and 4 over (0, 2), on / off twice in one process,
+# GPU us (bench/results/argreduce-tilecol-wg/h100-{wgpu,dawn}-wr3-uint8.json; the grid's one
+# point it moves is (8192, 4096, 2) over (0, 2)): ArgMax faster at 5 / 5 points (one pair
+# even at one), 0.1-0.6 us ((8192, 4096, 2) 30.1 / 30.1 -> 29.7 / 29.9 on wgpu-native, 29.2 / 29.2
+# -> 28.8 / 28.8 on Dawn: 84 -> 85% of a copy); ArgMin's min fold keeps the tree (unchanged).
+# (All tile columns with packed partials, ARG_WG_PACK "tilecol" in argreduce-wg-pack/: up to
+# 3 us slower where splits are many, (128, 128, 128, 64) over (0, 1, 2).)
+ARG_WG_PACK_TILECOL_RUNS = True
 
 # Threads the GPU needs in flight to saturate memory: an H100/H200 holds 132 SMs x 2048
 # threads. At 2^17 (half of that), argmax over a flat 2^28 float32 on an H200 reached 8% of
@@ -337,6 +353,20 @@ COL_SPLIT_ROUND = True
 # Row plans give rows more threads each (up to a workgroup) until this many run (see
 # ARG_ROWS_BYTES).
 ROWS_TARGET_THREADS = 1 << 19
+# ... and ArgMax/ArgMin's 8/16-bit rows (contiguous rows, word lanes) up to this many where
+# each thread's share of a row stays whole tiles (REDUCE_UNROLL words: no tail). H100,
+# 2026-11-28, ROWS_TARGET_THREADS 2^19 / 2^20 / 2^21 for every row plan, twice in one
+# process, GPU us (bench/results/argreduce-rows-whole/h100-{wgpu,dawn}-rt2.json, -rtr.json):
+# where whole tiles stay, faster: uint8 (2, 4096, 8192) over (0, 2) 28.5 / 29.0 -> 27.6 /
+# 27.9 (ArgMax / ArgMin; 84 -> 86-87% of a copy; Dawn 28.0 / 28.2 -> 27.7 / 27.8), (8192,
+# 4096, 2) over axis 1 (word lanes) 28.2 / 28.6 -> 27.6 / 27.8, float16 (2, 4096, 8192) over
+# axis 2 49.8 -> 48.3, over (0, 2) 50.6 -> 48.4, word lanes 50.5 -> 49.2 (Dawn 51.7 ->
+# 50.7), Dawn's uint8 within 0.4 us either way; where a thread's share is part of a tile
+# (2^21 for uint8 rows of 8192: 8 words a thread; the rows grid's rows of 257 to 5000 at
+# 2^20), slower: (2, 4096, 8192) over axis 2 27.6 -> 34.7, (33554, 1000) over axis 1 11.6 ->
+# 13.0, float16 (6710, 5000) 30.2 -> 34.7. So this many, whole tiles only; 2^21 lost at
+# float16's word lanes on Dawn (ArgMin 51.9 -> 54.5). 32/64-bit rows not measured: not them.
+ARG_ROWS_WHOLE_TARGET_THREADS = 1 << 20
 
 # Least work for one workgroup/thread of a split reduction: below this the second pass and
 # the partials cost more than the extra parallelism gives.

@@ -665,6 +665,42 @@ def test_segmented_rows(tuned, dtype):
     assert (True in raised) is (dt.itemsize < 8), raised
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "int16", "float32"])
+def test_rows_whole_tiles(tuned, dtype):
+    """ARG_ROWS_WHOLE_TARGET_THREADS: 8/16-bit rows (contiguous, over two reduced dims, word
+    lanes) take as many threads each as it asks where each thread's share of a row is whole
+    tiles, more than ROWS_TARGET_THREADS gives; rows a tile longer keep their threads, and
+    so do 32-bit rows. Both ops and directions, ties, extremes; views starting mid-word and
+    reversed."""
+    rng = rng_for("rows whole tiles", dtype)
+    base = dict(TARGET_THREADS=1, ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={})
+    packed = np.dtype(dtype).itemsize < 4
+    cases = (  # shape, axes, target (threads in all), raised (8/16-bit)
+        ((6, 4096), (1,), 384, True),
+        ((6, 4160), (1,), 384, False),  # (a tile more: part of one a thread)
+        ((2, 6, 2048), (0, 2), 384, True),
+        ((4096, 2), (0,), 128, True),  # (word lanes)
+    )
+    for shape, axes, target, raised in cases:
+        off = arg_notes(tuned(**base, ARG_ROWS_WHOLE_TARGET_THREADS=0), dtype, shape, axes)
+        d = tuned(**base, ARG_ROWS_WHOLE_TARGET_THREADS=target)
+        on = arg_notes(d, dtype, shape, axes)
+        lanes = shape[-1] == 2
+        assert on["strategy"] == off["strategy"] == (
+            ("lanes" if packed else "interleave") if lanes else "row"), (shape, on)
+        n_out = int(np.prod([n for i, n in enumerate(shape) if i not in axes]))
+        units = n_out // (2 if lanes else 1)
+        want = pow2_floor(target // units) if raised and packed else off["threads_per_row"]
+        assert on["threads_per_row"] == want > 0, (shape, off, on)
+        assert (want > off["threads_per_row"]) is (raised and packed), (shape, off, on)
+        x = planted(rng, shape, dtype)
+        t = dg.asarray(x, device=d)
+        check(x, axes, tensor=t)
+        check(x, axes, tensor=at_offset(x, 1, d), combos=HALF)
+        if len(shape) == 2 and axes == (1,):
+            check(x[:, ::-1], axes, tensor=t[:, ::-1], combos=HALF)
+
+
 @pytest.mark.parametrize("radix", [4, 8])
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
 def test_tree_radix(tuned, dtype, radix):
@@ -901,7 +937,10 @@ WALK_CASES = (((5, 7, 64), (0, 2)), ((40, 6, 16), (0, 2)), ((64, 8, 32), (0, 2))
               ((4, 30, 96), (0, 2)),
               ((2, 8, 16, 384), (1, 3)), ((2, 6, 5, 128), (0, 2, 3)),
               ((3, 4, 5, 6, 256), (0, 2, 4)))
-WALK_TUNING = dict(TARGET_THREADS=1 << 12, ROWS_TARGET_THREADS=1 << 10)
+# (ARG_ROWS_WHOLE_TARGET_THREADS as ROWS_TARGET_THREADS: (4, 64, 4096) keeps its 128 threads
+# a row, not a workgroup)
+WALK_TUNING = dict(TARGET_THREADS=1 << 12, ROWS_TARGET_THREADS=1 << 10,
+                   ARG_ROWS_WHOLE_TARGET_THREADS=1 << 10)
 
 
 def sparse_extremes(rng, shape, dtype):
@@ -2326,15 +2365,17 @@ def test_wg_pack_tile_columns(tuned, dtype):
     their row groups' best by a workgroup atomicMax an output (wg_pack: a row's words' outputs
     of a workgroup) where their split's partials are not packed and their lanes fold by max:
     one pass, the unpacked merge in the pass, a merge pass, two reduced dims, short runs as
-    lanes; the first and last index tied, ties, NaN, extremes, both directions, views
-    mid-word and reversed. Not: a packed tally, ArgMin's min fold (uint8), rows joined at
-    their own shift (an odd kept dim), one row group, the other implementation, another
-    dtype."""
+    lanes (with a packed tally too: ARG_WG_PACK_TILECOL_RUNS); the first and last index
+    tied, ties, NaN, extremes, both directions, views mid-word and reversed. Not: a packed
+    tally (but short runs'; not those with ARG_WG_PACK_TILECOL_RUNS off), ArgMin's min fold
+    (uint8), rows joined at their own shift (an odd kept dim), one row group, the other
+    implementation, another dtype."""
     rng = rng_for("wg pack tile columns", dtype)
     pw = 4 // np.dtype(dtype).itemsize
     impl = tuned().webgpu
     other = "dawn" if impl == "wgpu" else "wgpu"
-    on = dict(ARG_WG_PACK_TILECOL={impl: (dtype,)}, TALLY_PACK={}, TALLY_MERGE=True,
+    on = dict(ARG_WG_PACK_TILECOL={impl: (dtype,)}, ARG_WG_PACK_TILECOL_RUNS=True,
+              TALLY_PACK={}, TALLY_MERGE=True,
               TALLY_BITS=(8, 16), TILECOL_JOIN={8: 1500, 16: 1500},
               TARGET_THREADS=tuning.TARGET_THREADS, COL_TARGET_THREADS=tuning.COL_TARGET_THREADS)
     one = dict(on, TARGET_THREADS=1, COL_TARGET_THREADS=1)
@@ -2349,6 +2390,9 @@ def test_wg_pack_tile_columns(tuned, dtype):
         (on, (1500, 64, 2), (0, 2), (True, ""), True),  # (short runs: a merge pass)
         (on, (3000, 513), (0,), (True, "merge"), False),  # (rows joined)
         (packed, (3000, 512), (0,), (True, "pack"), False),
+        (packed, (1500, 64, 2), (0, 2), (True, "pack"), True),  # (short runs)
+        (dict(packed, ARG_WG_PACK_TILECOL_RUNS=False), (1500, 64, 2), (0, 2), (True, "pack"),
+         False),
         (dict(on, ARG_WG_PACK_TILECOL={other: (dtype,)}), (3000, 512), (0,), (True, "merge"),
          False),
         (dict(on, ARG_WG_PACK_TILECOL={impl: ("uint16",)}), (3000, 512), (0,),
