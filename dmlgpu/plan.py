@@ -445,10 +445,12 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # bit keys whose best index fits in the word beside them, or the packed tally's code
     # (tile columns' tree over row groups by ARG_WG_PACK_TILECOL: by implementation and
     # dtype, where their split's partials are not packed (short runs as lanes: packed too,
-    # ARG_WG_PACK_TILECOL_RUNS), the lanes fold by max and rows start on words: not joined
-    # at their own shift)
+    # ARG_WG_PACK_TILECOL_RUNS; every packed one on ARG_WG_PACK_TILECOL_PACKED's
+    # implementations), the lanes fold by max and rows start on words: not joined at their
+    # own shift)
     wg_tilecol = (strategy == "tilecol" and ry > 1 and not first["min_fold"]
-                  and (not pack or (wrun > 1 and tuning.ARG_WG_PACK_TILECOL_RUNS))
+                  and (not pack or (wrun > 1 and tuning.ARG_WG_PACK_TILECOL_RUNS)
+                       or webgpu in tuning.ARG_WG_PACK_TILECOL_PACKED)
                   and not row_join and dt.name in tuning.ARG_WG_PACK_TILECOL.get(webgpu, ()))
     if ((strategy in tuning.ARG_WG_PACK or wg_tilecol) and not interleave and dt.bits <= 16
             and first_sink in ("index", "partials") and (pack or n_red < 1 << (32 - dt.bits))):

@@ -314,12 +314,22 @@ ARG_WG_PACK_TILECOL: dict[str, tuple[str, ...]] = {"wgpu": ("uint8",), "dawn": (
 # ... and short runs as lanes of a word (TILECOL_RUNS) where their partials are packed too.
 # H100, 2026-11-28, uint8 short runs of 2 and 4 over (0, 2), on / off twice in one process,
 # GPU us (bench/results/argreduce-tilecol-wg/h100-{wgpu,dawn}-wr3-uint8.json; the grid's one
-# point it moves is (8192, 4096, 2) over (0, 2)): ArgMax faster at 5 / 5 points (one pair
-# even at one), 0.1-0.6 us ((8192, 4096, 2) 30.1 / 30.1 -> 29.7 / 29.9 on wgpu-native, 29.2 / 29.2
-# -> 28.8 / 28.8 on Dawn: 84 -> 85% of a copy); ArgMin's min fold keeps the tree (unchanged).
+# point it moves is (8192, 4096, 2) over (0, 2)): ArgMax 0.1-0.6 us faster at 5 / 5 points
+# (one of the 20 pairs even; (8192, 4096, 2) 30.1 / 30.1 -> 29.7 / 29.9 on wgpu-native, 29.2
+# / 29.2 -> 28.8 / 28.8 on Dawn: 84 -> 85% of a copy); ArgMin, whose min fold keeps the
+# workgroup-memory tree, unchanged.
 # (All tile columns with packed partials, ARG_WG_PACK "tilecol" in argreduce-wg-pack/: up to
 # 3 us slower where splits are many, (128, 128, 128, 64) over (0, 1, 2).)
 ARG_WG_PACK_TILECOL_RUNS = True
+# ... and, by implementation, every tile column whose partials are packed. H100, 2026-11-28,
+# the 7 uint8 points of the grid and off it that it changes, off / on twice in one process,
+# GPU us (bench/results/argreduce-tilecol-wg/h100-{wgpu,dawn}-pk-uint8.json): Dawn's ArgMax
+# faster at 7 / 7 in both pairs, 0.1-2.6 us ((128, 128, 128, 64) over (0, 1, 2) 55.0 / 54.9
+# -> 54.3 / 54.5, over (0, 1) 53.2 / 52.9 -> 52.4 / 52.3, (4194304, 32) over axis 0 54.7 /
+# 54.5 -> 53.2 / 53.4; ArgMin, its plans unchanged, moved -1.9 to +0.4: the runs' noise);
+# wgpu-native up to 11 us slower ((4194304, 32) 53.9 -> 65.1, (128, 128, 128, 64) over (0,
+# 1, 2) 54.4 -> 62.7): Dawn only.
+ARG_WG_PACK_TILECOL_PACKED: tuple[str, ...] = ("dawn",)
 
 # Threads the GPU needs in flight to saturate memory: an H100/H200 holds 132 SMs x 2048
 # threads. At 2^17 (half of that), argmax over a flat 2^28 float32 on an H200 reached 8% of

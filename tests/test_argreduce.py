@@ -2365,17 +2365,18 @@ def test_wg_pack_tile_columns(tuned, dtype):
     their row groups' best by a workgroup atomicMax an output (wg_pack: a row's words' outputs
     of a workgroup) where their split's partials are not packed and their lanes fold by max:
     one pass, the unpacked merge in the pass, a merge pass, two reduced dims, short runs as
-    lanes (with a packed tally too: ARG_WG_PACK_TILECOL_RUNS); the first and last index
-    tied, ties, NaN, extremes, both directions, views mid-word and reversed. Not: a packed
-    tally (but short runs'; not those with ARG_WG_PACK_TILECOL_RUNS off), ArgMin's min fold
-    (uint8), rows joined at their own shift (an odd kept dim), one row group, the other
-    implementation, another dtype."""
+    lanes (with a packed tally too: ARG_WG_PACK_TILECOL_RUNS), any packed tally on the
+    implementations of ARG_WG_PACK_TILECOL_PACKED; the first and last index tied, ties,
+    NaN, extremes, both directions, views mid-word and reversed. Not: a packed tally
+    elsewhere (but short runs'; not those with ARG_WG_PACK_TILECOL_RUNS off), ArgMin's min
+    fold (uint8), rows joined at their own shift (an odd kept dim), one row group, the
+    other implementation, another dtype."""
     rng = rng_for("wg pack tile columns", dtype)
     pw = 4 // np.dtype(dtype).itemsize
     impl = tuned().webgpu
     other = "dawn" if impl == "wgpu" else "wgpu"
     on = dict(ARG_WG_PACK_TILECOL={impl: (dtype,)}, ARG_WG_PACK_TILECOL_RUNS=True,
-              TALLY_PACK={}, TALLY_MERGE=True,
+              ARG_WG_PACK_TILECOL_PACKED=(), TALLY_PACK={}, TALLY_MERGE=True,
               TALLY_BITS=(8, 16), TILECOL_JOIN={8: 1500, 16: 1500},
               TARGET_THREADS=tuning.TARGET_THREADS, COL_TARGET_THREADS=tuning.COL_TARGET_THREADS)
     one = dict(on, TARGET_THREADS=1, COL_TARGET_THREADS=1)
@@ -2392,6 +2393,10 @@ def test_wg_pack_tile_columns(tuned, dtype):
         (packed, (3000, 512), (0,), (True, "pack"), False),
         (packed, (1500, 64, 2), (0, 2), (True, "pack"), True),  # (short runs)
         (dict(packed, ARG_WG_PACK_TILECOL_RUNS=False), (1500, 64, 2), (0, 2), (True, "pack"),
+         False),
+        (dict(packed, ARG_WG_PACK_TILECOL_PACKED=(impl,)), (3000, 512), (0,), (True, "pack"),
+         True),
+        (dict(packed, ARG_WG_PACK_TILECOL_PACKED=(other,)), (3000, 512), (0,), (True, "pack"),
          False),
         (dict(on, ARG_WG_PACK_TILECOL={other: (dtype,)}), (3000, 512), (0,), (True, "merge"),
          False),
