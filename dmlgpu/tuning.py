@@ -601,6 +601,11 @@ TILECOL_MIN_ROWS = 128
 # point but (8192, 4096, 2) over (0, 2) 79 -> 83%; 512 lost the 2^26-element points (uint8
 # (2, 4096, 8192) over axis 1 75 -> 62%), 1024 nearly all. 8-bit short runs as lanes keep
 # 128 (ARG_TILECOL_RUN_MIN_ROWS: uint8 (8192, 4096, 2) over (0, 2) 71 -> 66% at 256).
+# Checked again on H100, 2026-11-28, with their atomic tree (ARG_WG_PACK_TILECOL_RUNS), 128 /
+# 256 / 64 twice in one process at four uint8 short-run points over (0, 2), GPU us
+# (bench/results/argreduce-tilecol-wg/h100-{wgpu,dawn}-rr-uint8.json): 128 the fastest at
+# every point on both implementations ((8192, 4096, 2) ArgMax 29.8 / 32.4 / 31.7 on
+# wgpu-native, 28.7 / 32.0 / 29.6 on Dawn).
 ARG_TILECOL_MIN_ROWS = 256
 ARG_TILECOL_RUN_MIN_ROWS = {8: 128}
 # ... but, by WebGPU implementation and dtype, (rows, splits): this many rows (where fewer
