@@ -71,13 +71,14 @@ def rows_bytes(dt, sink: str = "index") -> int:
     return tuning.ARG_ROWS_BYTES.get(dt.bits, tuning.ROWS_BYTES)
 
 
-def _whole_tiles_tpr(tpr: int, wg: int, rows: int, row_words: int, dt) -> int:
-    """ArgMax/ArgMin's 8/16-bit rows of `row_words` words (rows: how many): threads each
-    as ARG_ROWS_WHOLE_TARGET_THREADS asks (up to a workgroup), where that is more than `tpr`
-    and each thread's share of a row is whole tiles (REDUCE_UNROLL words); else `tpr`."""
+def _whole_tiles_tpr(tpr: int, wg: int, rows: int, row_words: int) -> int:
+    """ArgMax/ArgMin's 8/16-bit rows read as words, `row_words` each (rows: how many):
+    threads each as ARG_ROWS_WHOLE_TARGET_THREADS asks (up to a workgroup), where that is
+    more than `tpr` and each thread's share of a row is whole tiles (REDUCE_UNROLL words);
+    else `tpr`."""
     more = min(wg, pow2_floor(tuning.ARG_ROWS_WHOLE_TARGET_THREADS // max(1, rows)))
     whole = row_words % (more * tuning.REDUCE_UNROLL) == 0
-    return more if dt.per_word > 1 and more > tpr and whole else tpr
+    return more if more > tpr and whole else tpr
 
 
 def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
@@ -125,8 +126,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # few rows: more threads each, up to a workgroup (64 rows of 1000 float32 took 0.015 ms
     # at 32 threads a row, 8 workgroups, against 0.008 ms with a workgroup each; H100)
     tpr = max(tpr, min(wg, pow2_floor(tuning.ROWS_TARGET_THREADS // max(1, n_out))))
-    if red_contig and sink == "index" and n_red % dt.per_word == 0:
-        tpr = _whole_tiles_tpr(tpr, wg, n_out, n_red // dt.per_word, dt)
+    if red_contig and sink == "index" and dt.per_word > 1 and n_red % dt.per_word == 0:
+        tpr = _whole_tiles_tpr(tpr, wg, n_out, n_red // dt.per_word)
     segmented = red_contig and 2 <= tpr < wg and tuning.ROWS_BYTES > 0
     # a small contiguous kept block right under the reduced dims ((n, 2) over n, (h, w, 3)
     # over h and w): its outputs share a workgroup, lanes interleaved over them, so that the
@@ -168,7 +169,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         tpr = min(wg, pow2_floor(max(1, block_words * pw // elems)))
         blocks = n_out // inner
         tpr = max(tpr, min(wg, pow2_floor(tuning.ROWS_TARGET_THREADS // blocks)))
-        tpr = _whole_tiles_tpr(tpr, wg, blocks, block_words, dt)
+        tpr = _whole_tiles_tpr(tpr, wg, blocks, block_words)
         strategy, interleave, threads = "lanes", False, blocks * tpr
         max_split = ceil_div(block_words, tuning.PACKED_ROW_CHUNK_WORDS) if tpr == wg else 1
     elif interleave:
