@@ -303,8 +303,9 @@ ARG_WG_PACK = ("row", "lanes")
 # odd-width uint8 columns lost on wgpu-native (same GPU, bench/results/surface/h100-wgpu-rows-
 # u8f16-20261127tr.json against -20261127wp: (5000, 6710) over axis 0 29.2 -> 43.0 us, (1500,
 # 22369) 31.7 -> 37.4); excluded after that run, they render their earlier WGSL again.
-# Dawn takes it too since its tile-run walk (TILECOL_TILE_RUNS): H100, 2026-11-28, the 16
-# uint8 tile-column points x ArgMax / ArgMin, base / Dawn's tree by atomicMax twice in one
+# Dawn takes it too since its tile-run walk (TILECOL_TILE_RUNS): H100, 2026-11-28, the 15
+# uint8 tile-column grid points and the word lanes of (8192, 4096, 2) over (0, 1) x ArgMax /
+# ArgMin, base / Dawn's tree by atomicMax twice in one
 # process (bench/results/argreduce-tilecol-wg/h100-dawn-wg-uint8.json, GPU us; it changes the
 # plans of 9 grid points, all ArgMax): faster or even at all 9 in both pairs, the 64 MiB
 # points 30.7-30.9 -> 30.3-30.5, (128, 128, 128, 64) over (0, 2) 54.2 / 53.6 -> 53.0 / 52.2,
