@@ -95,7 +95,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     n_out, n_red = red.n_out, red.n_red
     if n_out == 0 or n_red == 0:  # an empty output: nothing to launch
         return Plan([], 0, dict(strategy="empty", split=0, chunk=0, tally_merge=False,
-                                tally_pack=False))
+                                tally_pack=False, tally_codes=False))
     kept = red.kept
     # every reduced dim has size 1: one element, index 0
     reds = red.red or (Dim(1, (0,) * (len(kept[0].strides) if kept else 1)),)
@@ -436,11 +436,14 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         blocks = groups // split
         if pack:
             fuse = dict(tally=True, tally_pack=True, tally_tpo=1, pack_shift=pack_shift,
-                        pack_tpo=pack_tpo)
+                        pack_tpo=pack_tpo, tally_codes=False)
             tally_words = n_out + blocks
-        else:
+        else:  # (8/16-bit keys whose indices fit under them: each partial's key stored
+            # with its index, so that the merge need not key it again: TALLY_CODES)
             fuse = dict(tally=True, tally_pack=False, tally_tpo=tpo,
-                        tally_spin=tuning.TALLY_SPIN, tally_n=_tally_batch(ceil_div(split, tpo)))
+                        tally_spin=tuning.TALLY_SPIN, tally_n=_tally_batch(ceil_div(split, tpo)),
+                        tally_codes=(tuning.TALLY_CODES and dt.bits <= 16
+                                     and n_red < 1 << (32 - dt.bits)))
             tally_words = n_out * split + blocks
     # a workgroup's tree as a workgroup atomicMax an output (ARG_WG_PACK, by strategy): 8/16-
     # bit keys whose best index fits in the word beside them, or the packed tally's code
@@ -490,6 +493,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                           mgroups, "partials", "output"))
     notes = dict(strategy="interleave" if interleave else strategy, split=split, chunk=chunk,
                  tally_merge=in_pass, tally_pack=pack,
+                 tally_codes=bool(fuse.get("tally_codes")),
                  threads_per_row=tpr if strategy in ("row", "lanes") else 0,
                  packed=packed or tilecol or strategy == "lanes" or col_words,
                  row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun)
@@ -564,6 +568,7 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
     step = Step(template, variables, params, groups, "input", "output",
                 mid_word=dict(joined=True) if dt.per_word > 1 else None)
     notes = dict(strategy="stage", split=1, chunk=red.n_red, tally_merge=False, tally_pack=False,
+                 tally_codes=False,
                  threads_per_row=1, packed=dt.per_word > 1, row_groups=1,
                  outputs_per_thread=thread_words // slots * per_unit, lanes_per_output=1)
     return Plan([step], 0, notes)

@@ -834,6 +834,20 @@ TALLY_CAP_MIN_THREADS = 1 << 17
 # before its workgroup counted in, so the first load sees it on every GPU measured; the
 # bound keeps a broken driver from hanging the device).
 TALLY_SPIN = 1 << 20
+# The unpacked merge in the pass (8/16-bit keys whose indices fit under them in a word):
+# each split stores its best's key with its index, (key << (32 - bits)) | the index's code,
+# so that the merging workgroup reads a partial's key from its word instead of loading the
+# element again: one dependent round trip to memory fewer at the end of the dispatch. H100,
+# 2026-11-28 (third session), off / on twice in one process at the 9 uint8 points of the
+# grid and rows grid whose plans it changes, ArgMax and ArgMin, GPU us
+# (bench/results/argreduce-tally-codes/h100-{wgpu,dawn}-tcode-uint8.json): faster in 36 / 36
+# pairs on wgpu-native, up to 1.4 us ((8192, 4096, 2) over axis 0 30.4 / 30.5 -> 29.9 /
+# 30.1; (2, 256, 256, 1024) over (0, 1, 3) 52.0 -> 50.8 / 51.1; rows grid (5000, 6710) over
+# axis 0 26.5 -> 25.3), 34 / 36 on Dawn (up to 1.6: (1500, 22369) over axis 0 29.5 -> 27.9;
+# (128, 128, 128, 64) over (0, 2) 1.3-1.7 slower in one pair, faster in the other). Short
+# runs merged this way instead of packed, and 16-bit keys unpacked in the pass (TALLY_BITS),
+# did not gain (wgpu-native's float16 tile columns 10 us slower; README there).
+TALLY_CODES = True
 
 # NonZeroCoordinates. Measured on an H200 (wgpu-native, 2026-11-22), 8192 x 8192 float32:
 # with 8192-element tiles the count pass read at 3.8 TB/s (70.7 us), and the scatter pass,

@@ -1448,19 +1448,23 @@ TALLY_CASES = (((1, 50001), (1,), {"row"}),              # a row of one output
 # packed, nothing is keyed again: one pass)
 
 
-@pytest.mark.parametrize("tally, batch", [(True, 8), (True, 0), (False, 0)],
-                         ids=["tally-batch", "tally-loop", "merge-pass"])
+@pytest.mark.parametrize("tally, batch, codes", [(True, 8, True), (True, 0, True),
+                                                  (True, 8, False), (False, 0, True)],
+                         ids=["tally-batch", "tally-loop", "tally-keyed", "merge-pass"])
 @pytest.mark.parametrize("dtype", FULL_DTYPES + ("int8",))
-def test_tally_merge(tuned, dtype, tally, batch):
+def test_tally_merge(tuned, dtype, tally, batch, codes):
     """Split plans merge in the split pass (tuning.TALLY_MERGE): each workgroup stores its
-    outputs' partial indices in the device's tally buffer and counts itself in; the last of
-    a block's workgroups merges them, reading their keys from the input again. Every
+    outputs' partials in the device's tally buffer and counts itself in; the last of a
+    block's workgroups merges them, taking their keys from the partials' words (8/16-bit
+    keys, TALLY_CODES: the key over the index's code) or from the input again. Every
     strategy that splits, a thread merging one partial or several (loaded together,
     TALLY_BATCH, or one at a time), blocks past the last output, ties, NaN and extremes,
     both ops and directions; the plan's choice asserted each way (the merge pass
     otherwise), and the tally buffer all 0 again after the calls."""
     rng = rng_for("tally", dtype)
-    d = tuned(TALLY_MERGE=tally, TALLY_BATCH=batch, TALLY_MAX_PER_THREAD=1 << 20,
+    bits = np.dtype(dtype).itemsize * 8
+    d = tuned(TALLY_MERGE=tally, TALLY_BATCH=batch, TALLY_CODES=codes,
+              TALLY_MAX_PER_THREAD=1 << 20,
               TALLY_CAP_SPLIT=False, TALLY_PACK={},
               TALLY_BITS=(8, 16, 32, 64), TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
               TARGET_THREADS=1 << 16, MIN_ROW_CHUNK=1024,
@@ -1474,6 +1478,7 @@ def test_tally_merge(tuned, dtype, tally, batch):
         assert notes["strategy"] in strategies and notes["split"] > 1, (shape, notes)
         runs = notes["lanes_per_output"] > 1
         assert notes["tally_merge"] is (tally and not runs), (shape, notes)
+        assert notes["tally_codes"] is (tally and not runs and codes and bits <= 16), notes
         assert len(op.plan.steps) == 2 - notes["tally_merge"], (shape, notes)
         seen.add(notes["strategy"])
         batched.add(op.plan.steps[0].variables.get("tally_n", 0))
@@ -1486,6 +1491,13 @@ def test_tally_merge(tuned, dtype, tally, batch):
     assert (batched - {0, 1} and 1 in batched) if tally and batch else batched == {0}, batched
     if tally:  # every word read and set back to 0 (a bound plan's share: its tally_bytes)
         assert d._tally is not None and not d.download(d._tally.buffer, 0, d._tally.size).any()
+    if tally and codes and bits == 16:  # (the longest reduction whose indices fit: 2^16 - 1)
+        for n, fits in ((65535, True), (65536, False)):
+            op = compile_arg(d, dtype, (2, n), (1,))
+            assert op.plan.notes["tally_merge"], op.plan.notes
+            assert op.plan.notes["tally_codes"] is fits, (n, op.plan.notes)
+            x = planted(rng, (2, n), dtype)  # (the max at the last index too)
+            check(x, 1, tensor=dg.asarray(x, device=d))
     # several partials a thread in the merge, an odd number of them: columns, a block of
     # outputs a workgroup
     for n in (624, 1200, 2000, 2800):
