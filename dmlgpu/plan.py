@@ -226,6 +226,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             min_rows = tuning.ARG_TILECOL_MIN_ROWS
             if wrun > 1:
                 min_rows = tuning.ARG_TILECOL_RUN_MIN_ROWS.get(dt.bits, min_rows)
+            elif row_join:
+                min_rows = tuning.ARG_TILECOL_JOIN_MIN_ROWS.get(dt.bits, min_rows)
             elif few := tuning.ARG_TILECOL_FEW_SPLITS.get(webgpu, {}).get(dt.name):
                 # (fewer rows a row group where that splits the columns few ways still)
                 few_rows, most = few

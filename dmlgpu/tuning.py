@@ -563,8 +563,18 @@ COL_JOIN_MAX_RED = 32
 # not taken. The rows grid with it from 1000 rows (surface/h100-{wgpu,dawn}-rows-20261127v
 # .json against -20261127c): Dawn's uint8 columns of 1000 lost (38.0 -> 45.6 us, 1.07 ->
 # 0.90x torch.argmax) where those of 1500 and 5000 gained (39.4 -> 33.8, 43.6 -> 33.0):
-# from 1500.
-TILECOL_JOIN = {8: 1500}
+# from 1500. With more threads for them (ARG_TILECOL_JOIN_MIN_ROWS below), from fewer rows:
+# H100, 2026-11-28 (third session), 2^25 elements over axis 0, two pairs in one process, GPU
+# us (bench/results/argreduce-join-rows/h100-{wgpu,dawn}-{jl,jl2}-uint8.json): uint8 from 256
+# rows against 1500, faster at all 5 points of 257-1400 rows on both implementations, (1000,
+# 33554) 30.9 / 30.7 -> 19.7 / 19.4 (Dawn 31.9 / 33.5 -> 19.9 / 19.6), (700, 47935) 34.4 ->
+# 21.9, (257, 130561) 25.8 -> 22.2; from 64 against 256: 64-128 rows 1.5-9 us faster ((64,
+# 524287) 26.1 -> 16.9, (128, 262143) 25.3 -> 17.6, Dawn alike), (200, 167773) 0.3-1.3 us
+# slower (26.6 -> 27.3 / 26.9), 257 even. float16 from 256 rows, with 128 rows a row group
+# (h100-{wgpu,dawn}-jf-float16.json, against element loads): faster at all 6 points, 4-23 us
+# ((5001, 6709) 61.8 -> 44.8, Dawn 62.4 -> 38.6; (700, 47935) 58.9 -> 47.3; (257, 130561)
+# 48.9 -> 44.8, Dawn 49.6 -> 39.3).
+TILECOL_JOIN = {8: 64, 16: 256}
 # Column plans' COL_VOUT indices a thread stored as whole vectors of four words (two for two
 # words) where they are neighbours in the output (else a scalar store each, a warp's store a
 # word every 4 * COL_VOUT bytes). H100, 2026-11-27, ArgMax GPU us, scalar -> vector stores,
@@ -609,6 +619,17 @@ TILECOL_MIN_ROWS = 128
 # wgpu-native, 28.7 / 32.0 / 29.6 on Dawn).
 ARG_TILECOL_MIN_ROWS = 256
 ARG_TILECOL_RUN_MIN_ROWS = {8: 128}
+# ... and rows joined at their own shift (row_join, TILECOL_JOIN) at least this many, by
+# element bits (more row groups, or splits, where they have few threads: an output's word
+# takes two loads a row). H100, 2026-11-28 (third session), uint8 ArgMax / ArgMin over axis
+# 0 of 13 joined shapes of 2^25-2^26 elements, 256 / 128 twice in one process, GPU us
+# (bench/results/argreduce-join-rows/h100-{wgpu,dawn}-jr-uint8.json): 1-8 us faster at 10
+# (the rows grid's (1500, 22369) 28.1 / 27.8 -> 21.0 / 21.2 on wgpu-native, 27.9 / 28.0 ->
+# 22.9 / 23.1 on Dawn; (2000, 16777) 25.7 -> 18.2; (30000, 1119) 32.7 -> 26.0), even at
+# two ((5000, 6710), (2500, 13421)), slower at (8000, 4193) (19.1 -> 21.4 / 21.0; Dawn
+# 20.6 -> 22.1 / 22.3), whose split of 8 packs its partials where 4 merged them unpacked.
+# 16-bit: with their joined rows (TILECOL_JOIN above).
+ARG_TILECOL_JOIN_MIN_ROWS: dict[int, int] = {8: 128, 16: 128}
 # ... but, by WebGPU implementation and dtype, (rows, splits): this many rows (where fewer
 # than that) where that leaves at most that many splits (more threads where a plan has few:
 # a row group's rows are its split's rows over the row groups). H100, wgpu-native,

@@ -1382,7 +1382,7 @@ def test_tile_columns_joined_rows(tuned, dtype):
     split pass; ties, NaN, extremes, both ops and directions, 64-bit indices; the plan
     asserted each time, off it keeps element loads."""
     tune = dict(TILECOL_JOIN={8: 1, 16: 1}, ARG_TILECOL_MIN_ROWS=4, TILECOL_MIN_ROWS=4,
-                TILECOL_MIN_RED=16, COL_JOIN=False)
+                ARG_TILECOL_JOIN_MIN_ROWS={}, TILECOL_MIN_RED=16, COL_JOIN=False)
     d = tuned(**tune)
     rng = rng_for("tile columns joined", dtype)
     pw = 4 // np.dtype(dtype).itemsize
@@ -1416,6 +1416,16 @@ def test_tile_columns_joined_rows(tuned, dtype):
         assert (rest[:4] == 77).all() and (rest[4 + m:] == 77).all(), rest
     off = tuned(**dict(tune, TILECOL_JOIN={}))
     assert arg_notes(off, dtype, (300, 37), (0,))["strategy"] == "col"
+    # joined rows' own least rows a row group (ARG_TILECOL_JOIN_MIN_ROWS, by element bits):
+    # more row groups for them, none for rows that start on words
+    few = dict(tune, ARG_TILECOL_MIN_ROWS=64)
+    # (as many row groups as a workgroup has beside its block's words: 10 or 19 words wide)
+    for shape, ry in (((300, 37), 16 if pw == 4 else 8), ((300, 36 if pw == 4 else 38), 4)):
+        assert arg_notes(tuned(**few), dtype, shape, (0,))["row_groups"] == 4, shape
+        d = tuned(**dict(few, ARG_TILECOL_JOIN_MIN_ROWS={32 // pw: 8}))
+        assert arg_notes(d, dtype, shape, (0,))["row_groups"] == ry, shape
+        x = random_values(rng, shape, dtype)
+        check(x, 0, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
     for tally in (False, True):  # a long column split: merged by a pass, in the split pass
         d = tuned(**tune, COL_TARGET_THREADS=1 << 14, TARGET_THREADS=1 << 14,
                   TALLY_MERGE=tally, TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
