@@ -391,8 +391,13 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     smajor = split > 1 and merge == "col" and tuning.PARTIALS_SPLIT_MAJOR
     common.update(smajor=smajor, merge_unroll=tuning.MERGE_UNROLL,
                   radix=tuning.REDUCE_TREE_RADIX, tally=False)
+    # (ArgMin's tile columns whose splits merge unpacked in the pass, without tile runs or
+    # joined rows, fold by max instead, to take the workgroup atomic tree below:
+    # ARG_MIN_FOLD_TREE)
+    tree_first = (strategy == "tilecol" and in_pass and not pack and not tile_runs
+                  and not row_join and tuning.ARG_MIN_FOLD_TREE)
     first = dict(common, multi_red=len(walked) > 1, red2=len(walked) == 2, walk="carry",
-                 min_fold=_min_fold(op, dt, strategy))
+                 min_fold=_min_fold(op, dt, strategy) and not tree_first)
     if tilecol:
         first.update(run=wrun, row_join=row_join, tile_run=tile_runs)
     if strategy in ("lanes", "tilecol"):  # (float16 keyed roughly first: ARG_ROUGH_KEYS;

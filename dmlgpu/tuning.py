@@ -414,6 +414,19 @@ PACKED_ROW_GROUPS = 512
 # argreduce-wg-pack/h100-{wgpu,dawn}-mf-uint8.json): lanes even (within 0.7 us either way),
 # rows even to 1.8 us slower ((2, 256, 256, 1024) over axis 3 on Dawn 50.6 -> 52.4).
 ARG_MIN_FOLD = {"uint8": ("tilecol",)}
+# ... but not tile columns whose splits merge unpacked in the pass (without tile runs or rows
+# joined at their own shift, which keep the workgroup-memory tree): they
+# fold by max over complemented keys, so as to take the workgroup atomic tree
+# (ARG_WG_PACK_TILECOL), which the min fold excludes. H100, 2026-11-28 (third session), uint8
+# ArgMin, min fold everywhere / off twice in one process, GPU us (bench/results/
+# argreduce-min-fold/h100-{wgpu,dawn}-mf2-uint8.json): the grid's three such points, all at
+# 64 MiB, 0.3-0.8 us faster in all 12 pairs ((8192, 4096, 2) over axis 0 31.2 / 31.2 -> 30.4
+# / 30.6 on wgpu-native, 30.7 / 30.8 -> 30.4 / 30.5 on Dawn; (2, 4096, 8192) over axis 1 31.0
+# -> 30.4-30.6); (128, 128, 128, 64) over (1, 2) (split 4, 16 row groups) -0.8 / +0.1 on
+# wgpu-native, +0.8 / +0.6 on Dawn. Off elsewhere it lost: 4-14 us where the reduction is
+# not split ((512, 512, 512) over axis 1 52.0 -> 66.0) and with tile runs ((128, 128, 128,
+# 64) over (0, 2) 51.9 -> 65.3); packed partials even.
+ARG_MIN_FOLD_TREE = True
 # ArgMax/ArgMin over short contiguous rows back to back (one reduced dim of stride 1, one
 # kept dim whose stride is the row's length) of a power of two words (any number with
 # ARG_STAGE_ANY_WORDS) in this range, by element bits: a workgroup copies

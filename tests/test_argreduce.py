@@ -1795,6 +1795,44 @@ def test_min_fold(tuned):
                 check(x, axes[0], tensor=at_offset(x, 1, d), combos=(("min", "increasing"),))
 
 
+@pytest.mark.parametrize("tree", [True, False], ids=["tree", "fold"])
+def test_min_fold_tree(tuned, tree):
+    """ArgMin's uint8 tile columns whose splits merge unpacked in the pass fold by max and
+    take the workgroup atomic tree (ARG_MIN_FOLD_TREE); those with tile runs, rows joined
+    at their own shift, one split or packed partials keep the min fold. Exact for both
+    directions (ties, extremes, a view starting mid-word)."""
+    split = dict(TALLY_MERGE=True, TALLY_BITS=(8, 32, 64), TALLY_PACK={},
+                 TALLY_MAX_PER_THREAD=1 << 20, TARGET_THREADS=1 << 16,
+                 COL_TARGET_THREADS=1 << 16, ARG_TILECOL_MIN_ROWS=16, ARG_TILECOL_FEW_SPLITS={},
+                 ARG_TILECOL_JOIN_MIN_ROWS={}, TILECOL_JOIN={8: 64},
+                 ARG_WG_PACK_TILECOL={"wgpu": ("uint8",), "dawn": ("uint8",)},
+                 ARG_MIN_FOLD_TREE=tree)
+    cases = (  # tuning, shape, axes, (split, tile runs, joined rows), whether it takes the tree
+        (split, (3000, 512), (0,), (True, False, False), tree),
+        (split, (40, 30, 64, 64), (0, 2), (True, True, False), False),
+        (split, (3000, 513), (0,), (True, False, True), False),
+        (dict(split, TARGET_THREADS=1, COL_TARGET_THREADS=1), (3000, 512), (0,),
+         (False, False, False), False),
+        (dict(split, TALLY_PACK={8: True}, TALLY_PACK_FIRST=("row", "tilecol"),
+              TALLY_PACK_FIRST_MIN_SPLIT=2), (3000, 512), (0,), (True, False, False), False))
+    rng = rng_for("min fold tree")
+    for numbers, shape, axes, (split_, runs, joined), taken in cases:
+        d = tuned(**numbers)
+        op = compile_arg(d, "uint8", shape, axes, dg.ArgMinDesc)
+        notes, v = op.plan.notes, op.plan.steps[0].variables
+        assert notes["strategy"] == "tilecol" and notes["row_groups"] > 1, (shape, notes)
+        assert (notes["split"] > 1, v["tile_run"], v["row_join"]) == (split_, runs, joined), notes
+        assert notes["tally_merge"] is split_, notes  # (in the pass: unpacked, or packed)
+        assert (not v["min_fold"], v["wg_pack"] > 0) == (taken, taken), (shape, v["wg_pack"])
+        x = random_values(rng, shape, "uint8")
+        check(x, axes, tensor=dg.asarray(x, device=d), combos=HALF)
+        if taken:
+            ends = tied_ends(rng, shape, "uint8", axes)
+            check(ends, axes, tensor=dg.asarray(ends, device=d),
+                  combos=(("min", "increasing"), ("min", "decreasing")))
+            check(ends, axes, tensor=at_offset(ends, 1, d), combos=(("min", "increasing"),))
+
+
 def test_tilecol_min_rows(tuned):
     """ArgMax/ArgMin's tile columns take at least ARG_TILECOL_MIN_ROWS rows a row group
     (fewer row groups and splits as it grows), their 8-bit short runs as lanes
