@@ -35,10 +35,11 @@ def plan_shapes(dtype: str | None = None) -> list[tuple]:
         ((3, 4 * tuning.ROW_MIN_RED + 1), (1,)),  # workgroup per output (packed 8/16-bit)
         ((9, 3, tuning.ROW_MIN_RED), (0, 2)),  # workgroup per output, several reduced dims
         ((2, long_row), (1,)),  # split rows, merged by a workgroup per output
-        ((tall, 129), (0,)),  # split columns, merged by a workgroup per output
+        # (columns under an outer kept dim: not rows joined at their own shift, TILECOL_JOIN)
+        ((2, tall, 129), (1,)),  # split columns, merged by a workgroup per output
         ((tall, 3), (0,)),  # lanes interleaved over a small contiguous kept dim
         ((2, tall, 2), (1,)),  # the same, several blocks
-        ((200, wide), (0,)),  # split columns, merged by a thread per output
+        ((2, 200, wide), (1,)),  # split columns, merged by a thread per output
         ((32 * tuning.ARG_TILECOL_MIN_ROWS + 3, 128), (0,)),  # 8/16-bit: words of columns, row
         # groups ("tilecol"), split
         ((tuning.TILECOL_MIN_RED, 128), (0,)),  # the same, one row group, one pass
