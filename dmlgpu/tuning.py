@@ -586,8 +586,11 @@ COL_JOIN_MAX_RED = 32
 # slower (26.6 -> 27.3 / 26.9), 257 even. float16 from 256 rows, with 128 rows a row group
 # (h100-{wgpu,dawn}-jf-float16.json, against element loads): faster at all 6 points, 4-23 us
 # ((5001, 6709) 61.8 -> 44.8, Dawn 62.4 -> 38.6; (700, 47935) 58.9 -> 47.3; (257, 130561)
-# 48.9 -> 44.8, Dawn 49.6 -> 39.3).
-TILECOL_JOIN = {8: 64, 16: 256}
+# 48.9 -> 44.8, Dawn 49.6 -> 39.3); then from 64 rows against 256 (h100-{wgpu,dawn}-jf2-
+# float16.json, 64-200 rows): Dawn 4-14 us faster at all 8 ((128, 262143) 45.4 -> 34.3),
+# wgpu-native at 7 of 8 ((200, 167773) ArgMin 52.2 -> 44.7), its ArgMax at (128, 262143)
+# 44.8 -> 47.7.
+TILECOL_JOIN = {8: 64, 16: 64}
 # Column plans' COL_VOUT indices a thread stored as whole vectors of four words (two for two
 # words) where they are neighbours in the output (else a scalar store each, a warp's store a
 # word every 4 * COL_VOUT bytes). H100, 2026-11-27, ArgMax GPU us, scalar -> vector stores,
