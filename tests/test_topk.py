@@ -333,6 +333,14 @@ def test_regs_word_lanes(tuned, dtype, threads):
     for view in (t[:, 1:], t[3:, :80], t[::-1, 4:]):  # mid-word, offset rows, reversed
         for k in (2, 8):
             check(view, k, 0, "decreasing", strategy="regs", device=d)
+    # mid-word, more rows than the element loads' workgroups hold a workgroup of word lanes'
+    # worth: as many more workgroups (rows past them were left unwritten)
+    t = dg.asarray(np.ascontiguousarray(regs_rows(rng, dtype, 64, 2052).T), device=d)
+    for k in (1, 2, 8):
+        notes = check(t[:, 1:2049], k, 0, "increasing", strategy="regs", device=d)
+        assert notes["word_lanes"], notes
+        assert -(-2048 // notes["rows_per_group"]) < -(-2048 * notes["threads_per_row"]
+                                                         // notes["regs_wg"]), notes
     x3 = random_values(rng, (3, 90, 8), dtype)  # a middle axis: rows in words of the last
     assert check(x3, 6, 1, strategy="regs", device=d)["word_lanes"]
 

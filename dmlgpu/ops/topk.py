@@ -111,6 +111,9 @@ class Step:
     cin: str | None = None  # scratch buffer the kernel reads candidates from
     cout: str | None = None  # scratch buffer it writes candidates (or gathered rows) to
     source: str | None = None  # scratch buffer its "input" role reads (None: the input)
+    # workgroups of its element-load variant, for an input that starts mid-word (checked
+    # when bound), where that variant takes fewer rows a workgroup (0: as many as n_groups)
+    mid_groups: int = 0
 
 
 @dataclass
@@ -243,9 +246,10 @@ def _plan(shape: TopKShape, dt, k: int, descending: bool, idx_words: int,
     notes = dict(rows=rows, n=n, k=k, wg=wg, sort_cap=sort_cap, select_cap=sel_cap,
                  packed_entries=pack)
 
-    def add(template, variables, params, groups, cin=None, cout=None):
+    def add(template, variables, params, groups, cin=None, cout=None, mid_groups=0):
         steps.append(Step(template, dict(common, **variables),
-                          dict(base, **params, n_groups=groups), groups, cin, cout))
+                          dict(base, **params, n_groups=groups), groups, cin, cout,
+                          mid_groups=mid_groups))
 
     if _plan_regs(add, notes, shape, dt, k, smem, max_wg, out_binds):
         return TopKPlan(steps, scratch, notes)  # one dispatch, no scratch
@@ -556,7 +560,8 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
                                   trunc=trunc, batch=batch, packed=packed, word_lanes=wl,
                                   values_from_keys=keyed,
                                   rows_first=rows_first, vwords=vwords),
-        dict(aux1=(1 << n.bit_length()) - 1) if trunc else {}, ceil_div(rows, per))
+        dict(aux1=(1 << n.bit_length()) - 1) if trunc else {}, ceil_div(rows, per),
+        mid_groups=ceil_div(rows, wg // tpr) if wl else 0)  # (element loads: a row a lane)
     notes.update(strategy="regs", regs_wg=wg, threads_per_row=tpr, rows_per_group=per,
                  regs_mode="stage" if stage else "direct", stage_words=sw if stage else 0,
                  packed=packed, pk=pk, trunc=trunc, batch=batch, word_lanes=wl,
@@ -825,17 +830,20 @@ class CompiledTopK(base.CompiledOp):
                 if role in binds:
                     b = scratch[buf]
                     res.append((b, 0, self.plan.scratch[buf]))
-            variables = step.variables
+            variables, uniforms, groups = step.variables, step.params, step.n_groups
             if xo % self.dt.per_word and (variables.get("packed")
                                            or variables.get("word_lanes")):
                 # a view that starts mid-word: its rows are not whole words; element loads
                 variables = dict(variables, packed=False, word_lanes=False)
+                if step.mid_groups:
+                    groups = step.mid_groups
+                    uniforms = dict(uniforms, n_groups=groups)
             pipeline, layout = dev.pipelines.get(
                 step.template, **variables,
                 **_windows(step, len(xw), len(i_wins), len(v_wins)))
-            params = pack_params(**step.params, in_offset=xo, out_offset=v_off,
-                                 idx_offset=i_off, win_words=dev.window_bytes // 4)
-            result.append(dispatch.Launch(pipeline, layout, res, params, step.n_groups))
+            params = pack_params(**uniforms, in_offset=xo, out_offset=v_off, idx_offset=i_off,
+                                 win_words=dev.window_bytes // 4)
+            result.append(dispatch.Launch(pipeline, layout, res, params, groups))
         return result
 
 
