@@ -260,7 +260,8 @@ def test_views_strategy_matches_numpy(dev, dtype):
 # ("tilecol"), packed rows, short rows staged through workgroup memory (blocks of 64 words,
 # rows of any number of words, 8/16-bit rows not whole words), splits merged by a workgroup
 # or a thread per output (each the plan a large tensor of that layout gets), rows' partial
-# last tiles taken whole (packed rows too). The drawn views favour whole-word last dims,
+# last tiles taken whole (packed rows too), tile columns over rows that do not start on a
+# word (joined at each row's shift). The drawn views favour whole-word last dims,
 # which the word plans need.
 SMALL = dict(ROW_MIN_RED=64, HARDMAX_ROW_MIN_RED=16, MIN_ROW_CHUNK=64, MIN_COL_CHUNK=4,
              TILECOL_MIN_ROWS=4, ARG_TILECOL_MIN_ROWS=4, ARG_TILECOL_RUN_MIN_ROWS={},
@@ -270,6 +271,8 @@ SMALL = dict(ROW_MIN_RED=64, HARDMAX_ROW_MIN_RED=16, MIN_ROW_CHUNK=64, MIN_COL_C
              ARG_STAGE_BLOCK_WORDS=64, ARG_STAGE_MIN_WG=2, ARG_STAGE_ANY_WORDS=True,
              ARG_STAGE_ODD=True, ARG_STAGE_ODD_WORDS={8: (3, 32), 16: (3, 32)},
              ROW_MASKED_TAIL=1 << 16, ROW_MASKED_TAIL_PACKED=True,
+             TILECOL_MIN_RED=16, TILECOL_JOIN={8: 16, 16: 16},
+             ARG_TILECOL_JOIN_MIN_ROWS={8: 4, 16: 4},
              ARG_MIN_FOLD=dict.fromkeys(("uint8", "int8", "uint16", "int16"),
                                         ("row", "lanes", "tilecol", "stage")))
 PLAN_DTYPES = ["uint8", "int8", "float16", "int16", "uint16", "float32", "int32", "int64"]
