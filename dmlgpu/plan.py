@@ -384,6 +384,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                                    and split >= tuning.TALLY_PACK_FIRST_MIN_SPLIT))
     in_pass = in_pass or pack
     vstore = vstore and split == 1
+    word_rows = word_rows if split == 1 else 0  # (a thread keys a whole row: one split)
     merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
     # partials split-major where a thread per output merges them (its warp's loads
     # neighbouring entries), output-major where a workgroup per output does (one pass

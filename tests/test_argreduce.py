@@ -2253,6 +2253,16 @@ def test_word_rows(tuned, dtype, on):
         assert op.plan.steps[0].mid_word == ({"word_rows": 0} if on else None)
         seen = bound_word_rows((m + 1) * pw, slice(1, m * pw + 1))
         assert 0 in seen, seen  # (bound: the element loop's variant)
+    # few outputs split (chunks of 3 elements: ranges that need not start on a word): a
+    # thread keys a whole row, so split plans take the element loop
+    d = tuned(ARG_WORD_ROWS=on, ARG_WORD_ROWS_MAX_WORDS=most, MIN_COL_CHUNK=3,
+              COL_TARGET_THREADS=1 << 12, ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False)
+    for rows in (2, 5):
+        x = random_values(rng, (rows, 2 * pw), dtype, ties=True, specials=True)
+        notes = arg_notes(d, dtype, x.shape, (1,))
+        assert notes["split"] > 1 and notes["outputs_per_thread"] > 1, notes
+        check(x, (1,), tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
+        assert compile_arg(d, dtype, x.shape, (1,)).plan.steps[0].variables["word_rows"] == 0
 
 
 def stage_layout(words: int) -> tuple[int, int, int, int]:
