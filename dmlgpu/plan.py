@@ -311,6 +311,9 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # (indices past that: their top bits; the merge finds the index among the 2^shift
     # elements its code stands for: see the block below; not for short runs)
     pack_shift = max(0, (n_red - 1).bit_length() - (32 - dt.bits))
+    # (8/16-bit keys whose every index's code fits under them in a word, never 0: the
+    # workgroup atomic tree and the coded merge below)
+    coded = dt.bits <= 16 and n_red < 1 << (32 - dt.bits)
     pack = (merge_ok and tuning.TALLY_PACK.get(dt.bits, False)
             and (pack_shift == 0 or not run_words))
     in_pass = in_pass and (dt.bits in tuning.TALLY_BITS
@@ -446,12 +449,11 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
             fuse = dict(tally=True, tally_pack=True, tally_tpo=1, pack_shift=pack_shift,
                         pack_tpo=pack_tpo, tally_codes=False)
             tally_words = n_out + blocks
-        else:  # (8/16-bit keys whose indices fit under them: each partial's key stored
-            # with its index, so that the merge need not key it again: TALLY_CODES)
+        else:  # (coded keys: each partial's key stored with its index, so that the merge
+            # need not key it again: TALLY_CODES)
             fuse = dict(tally=True, tally_pack=False, tally_tpo=tpo,
                         tally_spin=tuning.TALLY_SPIN, tally_n=_tally_batch(ceil_div(split, tpo)),
-                        tally_codes=(tuning.TALLY_CODES and dt.bits <= 16
-                                     and n_red < 1 << (32 - dt.bits)))
+                        tally_codes=tuning.TALLY_CODES and coded)
             tally_words = n_out * split + blocks
     # a workgroup's tree as a workgroup atomicMax an output (ARG_WG_PACK, by strategy): 8/16-
     # bit keys whose best index fits in the word beside them, or the packed tally's code
@@ -465,7 +467,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                        or webgpu in tuning.ARG_WG_PACK_TILECOL_PACKED)
                   and not row_join and dt.name in tuning.ARG_WG_PACK_TILECOL.get(webgpu, ()))
     if ((strategy in tuning.ARG_WG_PACK or wg_tilecol) and not interleave and dt.bits <= 16
-            and first_sink in ("index", "partials") and (pack or n_red < 1 << (32 - dt.bits))):
+            and first_sink in ("index", "partials") and (pack or coded)):
         first.update(wg_pack=(wg // ry * (pw // wrun) if strategy == "tilecol" else
                               wg // tpr * (inner if strategy == "lanes" else 1)))
     steps = [Step(template, dict(first, strategy=strategy, source="input", sink=first_sink,
