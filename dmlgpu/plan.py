@@ -460,9 +460,10 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # (tile columns' tree over row groups by ARG_WG_PACK_TILECOL: by implementation and
     # dtype, where their split's partials are not packed (short runs as lanes: packed too,
     # ARG_WG_PACK_TILECOL_RUNS; every packed one on ARG_WG_PACK_TILECOL_PACKED's
-    # implementations), the lanes fold by max and rows start on words: not joined at their
-    # own shift)
-    wg_tilecol = (strategy == "tilecol" and ry > 1 and not first["min_fold"]
+    # implementations), the lanes fold by max (short runs: ArgMin's min fold too,
+    # ARG_MIN_FOLD_WG_PACK_RUNS) and rows start on words: not joined at their own shift)
+    wg_tilecol = (strategy == "tilecol" and ry > 1
+                  and (not first["min_fold"] or (wrun > 1 and tuning.ARG_MIN_FOLD_WG_PACK_RUNS))
                   and (not pack or (wrun > 1 and tuning.ARG_WG_PACK_TILECOL_RUNS)
                        or webgpu in tuning.ARG_WG_PACK_TILECOL_PACKED)
                   and not row_join and dt.name in tuning.ARG_WG_PACK_TILECOL.get(webgpu, ()))

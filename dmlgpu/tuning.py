@@ -233,7 +233,15 @@ ROW_ROUGH_KEYS = True
 #   runs, +0.1 / +0.2 us); wgpu-native's at 13 / 24, slower at 2^26 elements ((2, 4096,
 #   8192) over axis 1 56.0 / 57.1 -> 59.8 / 58.7) though faster at 2^27 (-0.7 to -2.8 us)
 #   and short runs.
-ARG_ROUGH_KEYS: dict[str, tuple[str, ...]] = {"wgpu": ("lanes",), "dawn": ("lanes", "tilecol")}
+# - wgpu-native's tile columns on an H200 (2026-11-28, fourth session; the grid's 20 float16
+#   tile-column points x ArgMax / ArgMin, off / on twice in one process, GPU us,
+#   bench/results/argreduce-h200-f16/h200-wgpu-rk-float16.json): faster at 80 / 80 pairs,
+#   by 4-15 us: (2, 4096, 8192) over axis 1 47.6 / 47.6 -> 42.5 / 42.0, (8192, 4096, 2) over
+#   (0, 2) 45.9 / 45.7 -> 37.7 / 37.7, (2, 256, 256, 1024) over (0, 2) 85.2 / 85.3 -> 71.0 /
+#   70.8. There, without them, wgpu-native's float16 tile columns ran 12-16% behind Dawn's
+#   (same grid run, h200-{wgpu,dawn}-argreduce-hardmax-20261128g.json): on for both.
+ARG_ROUGH_KEYS: dict[str, tuple[str, ...]] = {"wgpu": ("lanes", "tilecol"),
+                                              "dawn": ("lanes", "tilecol")}
 ARG_ROUGH_LANES_MAX_SPLIT = 1
 # Hardmax keeps one workgroup per subset from this size: its fused one-dispatch path needs
 # the row strategy (a thread per output means a zero fill first); not yet re-measured.
@@ -290,7 +298,8 @@ REDUCE_TREE_RADIX = 2
 # there): they take it by ARG_WG_PACK_TILECOL below.
 ARG_WG_PACK = ("row", "lanes")
 # ... and tile columns' tree over their row groups, by implementation and dtype, where
-# their split's partials are not packed and the lanes fold by max (not ArgMin's min fold).
+# their split's partials are not packed and the lanes fold by max (not ArgMin's min fold,
+# but for short runs: ARG_MIN_FOLD_WG_PACK_RUNS).
 # H100, 2026-11-27 (later), the 15 uint8 tile-column grid points x ArgMax / ArgMin, two pairs
 # in one process (bench/results/argreduce-wg-pack-tilecol/h100-{wgpu,dawn}-tcw-uint8.json,
 # GPU us, pairs base -> tree by atomicMax): wgpu-native ArgMax faster at 11 and 12 / 15, none
@@ -427,6 +436,16 @@ ARG_MIN_FOLD = {"uint8": ("tilecol",)}
 # not split ((512, 512, 512) over axis 1 52.0 -> 66.0) and with tile runs ((128, 128, 128,
 # 64) over (0, 2) 51.9 -> 65.3); packed partials even.
 ARG_MIN_FOLD_TREE = True
+# ... and short runs as lanes of a word (TILECOL_RUNS) take the atomic tree with the min
+# fold kept: its codes, complemented once a tile, are the max fold's. H200, 2026-11-28
+# (fourth session), uint8 ArgMin, min fold with the tree wherever ArgMax's tile columns take it
+# / as before, twice in turns in one process, GPU us (bench/results/argreduce-min-fold-tree/
+# h200-{wgpu,dawn}-mt-uint8.json): the grid's short runs, (8192, 4096, 2) over (0, 2), 24.7 /
+# 24.7 -> 24.0 / 24.2 on wgpu-native, 24.0 / 24.0 -> 23.5 / 23.7 on Dawn; elsewhere it lost up
+# to 11.8 us (wgpu-native's 64 MiB tile columns 26.0-26.3 -> 37.7-38.0; (128, 128, 128, 64)
+# over (1, 2) 39.6 -> 47.8), or won on Dawn alone ((128, 128, 128, 64) over (1, 2) 42.5 ->
+# 40.1).
+ARG_MIN_FOLD_WG_PACK_RUNS = True
 # ArgMax/ArgMin over short contiguous rows back to back (one reduced dim of stride 1, one
 # kept dim whose stride is the row's length) of a power of two words (any number with
 # ARG_STAGE_ANY_WORDS) in this range, by element bits: a workgroup copies

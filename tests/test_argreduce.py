@@ -1833,6 +1833,31 @@ def test_min_fold_tree(tuned, tree):
             check(ends, axes, tensor=at_offset(ends, 1, d), combos=(("min", "increasing"),))
 
 
+
+@pytest.mark.parametrize("on", [True, False], ids=["tree", "no-tree"])
+def test_min_fold_tree_runs(tuned, on):
+    """ArgMin's uint8 short runs as lanes of a word keep the min fold and take the workgroup
+    atomic tree (ARG_MIN_FOLD_WG_PACK_RUNS), split (packed partials) or not; other tile
+    columns with the min fold take no tree. Exact for both directions (ties, extremes, a
+    view starting mid-word)."""
+    d = tuned(ARG_MIN_FOLD_WG_PACK_RUNS=on, ARG_TILECOL_MIN_ROWS=16,
+              ARG_TILECOL_RUN_MIN_ROWS={8: 16},
+              ARG_WG_PACK_TILECOL={"wgpu": ("uint8",), "dawn": ("uint8",)})
+    rng = rng_for("min fold tree runs")
+    for shape, axes, run, tree in (((512, 64, 2), (0, 2), 2, on), ((600, 64, 4), (0, 2), 4, on),
+                                   ((2, 600, 256), (1,), 1, False)):
+        op = compile_arg(d, "uint8", shape, axes, dg.ArgMinDesc)
+        notes, v = op.plan.notes, op.plan.steps[0].variables
+        assert notes["strategy"] == "tilecol" and notes["row_groups"] > 1, (shape, notes)
+        assert v["run"] == run and v["min_fold"], (shape, v)
+        assert (v["wg_pack"] > 0) is tree, (shape, v["wg_pack"])
+        x = random_values(rng, shape, "uint8")
+        check(x, axes, tensor=dg.asarray(x, device=d), combos=HALF)
+        ends = tied_ends(rng, shape, "uint8", axes)
+        check(ends, axes, tensor=dg.asarray(ends, device=d),
+              combos=(("min", "increasing"), ("min", "decreasing")))
+        check(ends, axes, tensor=at_offset(ends, 1, d), combos=(("min", "increasing"),))
+
 def test_tilecol_min_rows(tuned):
     """ArgMax/ArgMin's tile columns take at least ARG_TILECOL_MIN_ROWS rows a row group
     (fewer row groups and splits as it grows), their 8-bit short runs as lanes
@@ -2439,8 +2464,8 @@ def test_wg_pack_tile_columns(tuned, dtype):
     implementations of ARG_WG_PACK_TILECOL_PACKED; the first and last index tied, ties,
     NaN, extremes, both directions, views mid-word and reversed. Not: a packed tally
     elsewhere (but short runs'; not those with ARG_WG_PACK_TILECOL_RUNS off), ArgMin's min
-    fold (uint8), rows joined at their own shift (an odd kept dim), one row group, the
-    other implementation, another dtype."""
+    fold (uint8; but short runs': ARG_MIN_FOLD_WG_PACK_RUNS), rows joined at their own shift
+    (an odd kept dim), one row group, the other implementation, another dtype."""
     rng = rng_for("wg pack tile columns", dtype)
     pw = 4 // np.dtype(dtype).itemsize
     impl = tuned().webgpu
@@ -2485,7 +2510,10 @@ def test_wg_pack_tile_columns(tuned, dtype):
         block = tuning.REDUCE_WG // notes["row_groups"] * (pw // notes["lanes_per_output"])
         assert v["wg_pack"] == (block if tree else 0), (shape, v["wg_pack"], numbers)
         amin = compile_arg(d, dtype, shape, axes, desc=dg.ArgMinDesc).plan.steps[0].variables
-        assert amin["wg_pack"] == (0 if amin["min_fold"] else v["wg_pack"]), amin["wg_pack"]
+        # (ArgMin's min fold takes no tree, but for short runs: ARG_MIN_FOLD_WG_PACK_RUNS)
+        runs = notes["lanes_per_output"] > 1 and tuning.ARG_MIN_FOLD_WG_PACK_RUNS
+        assert amin["wg_pack"] == (0 if amin["min_fold"] and not runs else v["wg_pack"]), \
+            (shape, amin["wg_pack"])
         if tree or numbers is packed:
             x, ends = random_values(rng, shape, dtype), tied_ends(rng, shape, dtype, axes)
             for a in (x, ends):
