@@ -49,16 +49,41 @@ def windowed_dev():
 _DEVICES: dict = {}
 
 
-def pytest_terminal_summary(terminalreporter):
+def _pipeline_counts():
+    """{device name: [pipelines built, seconds building them]} of this process."""
     from dmlgpu.runtime import device as devmod
 
     devices = dict(_DEVICES)
     if devmod._default is not None:
         devices["default"] = devmod._default
-    parts = [f"{name}: {d.pipelines.misses} pipelines built in {d.pipelines.compile_seconds:.1f} s"
-             for name, d in devices.items()]
+    return {name: [d.pipelines.misses, d.pipelines.compile_seconds]
+            for name, d in devices.items()}
+
+
+# Under pytest-xdist (scripts/test.sh runs a worker a core) each worker reports its counts
+# back to the controller, which sums them: the workers build their pipelines apart.
+_WORKER_COUNTS: dict = {}
+
+
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["dmlgpu_pipelines"] = _pipeline_counts()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    for name, (n, s) in getattr(node, "workeroutput", {}).get("dmlgpu_pipelines", {}).items():
+        total = _WORKER_COUNTS.setdefault(name, [0, 0.0])
+        total[0] += n
+        total[1] += s
+
+
+def pytest_terminal_summary(terminalreporter):
+    counts = _WORKER_COUNTS or _pipeline_counts()
+    parts = [f"{name}: {n} pipelines built in {s:.1f} s" for name, (n, s) in counts.items()]
     if parts:
-        terminalreporter.write_line("dmlgpu " + "; ".join(parts))
+        workers = " (summed over the workers)" if _WORKER_COUNTS else ""
+        terminalreporter.write_line("dmlgpu " + "; ".join(parts) + workers)
 
 
 @pytest.fixture
