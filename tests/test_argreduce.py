@@ -729,17 +729,20 @@ def test_tree_radix(tuned, dtype, radix):
 
 
 @pytest.mark.parametrize("split", [False, True], ids=["one-pass", "split"])
-@pytest.mark.parametrize("dtype", FULL_DTYPES)
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_interleaved_lanes(tuned, dtype, split):
     """A small contiguous kept dim right under the reduced ones ((n, 2) over n, (b, n, 3)
     over n, (h, w, 4) over h and w): its outputs share a workgroup, lanes interleaved over
     them (3: a lane of four idle). Planted extremes and ties in every column, NaN, a row
-    of one value; one pass, or split over workgroups and merged."""
+    of one value; one pass, or split over workgroups and merged. Every dtype (the others
+    than FULL_DTYPES at two of the shapes: their key code, not the lanes', differs)."""
     d = tuned(MIN_ROW_CHUNK=512, WORD_LANES=False) if split else \
         tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1, WORD_LANES=False)
     rng = rng_for("interleave", dtype)
     cases = [((3001, 2), (0,)), ((2, 1500, 3), (1,)), ((40, 31, 4), (0, 1)),
              ((1100, 5), (0,))]
+    if dtype not in FULL_DTYPES:
+        cases = cases[:2]
     for shape, axes in cases:
         n = int(np.prod([shape[a] for a in axes]))
         x = planted(rng, shape[::-1], dtype).T.copy() if len(shape) == 2 else \
@@ -837,9 +840,11 @@ def test_short_runs_under_kept_dims(tuned, dtype):
 def test_short_runs_as_word_lanes(tuned, dtype):
     """8/16-bit short reduced runs under the innermost kept dim, where the run divides a
     word ((n, m, 2) over n and the 2; 8-bit runs of 4): "tilecol" with a run's lanes of a
-    word per output. One walked reduced dim or two, one row group or several, split and
-    merged or not, views starting mid-word, the outer reduced dim reversed; extremes
-    planted at both ends of the runs (first and last of ties far apart), NaN."""
+    word per output. One walked reduced dim or two (apart, a kept dim between them; their
+    inner one whole tiles, a tile placed once in its run, or not), one row group or
+    several, split and merged or not, views starting mid-word, the outer reduced dim
+    reversed; extremes planted at both ends of the runs (first and last of ties far
+    apart), NaN."""
     # (short runs from 128 elements: a reduction of one row group)
     d = tuned(MERGE_COL_MIN_OUT=64, ARG_TILECOL_MIN_ROWS=64, ARG_TILECOL_RUN_MIN_ROWS={},
               TILECOL_MIN_RED=0, ROW_MIN_RED=128)
@@ -847,7 +852,8 @@ def test_short_runs_as_word_lanes(tuned, dtype):
     rng = rng_for("short run lanes", dtype)
     combos = combos_for(dtype)
     top = np.finfo(dtype).max if dtype == "float16" else np.iinfo(dtype).max
-    cases = [((1500, 64, 2), (0, 2)), ((100, 256, 2), (0, 2)), ((30, 40, 128, 2), (0, 1, 3))]
+    cases = [((1500, 64, 2), (0, 2)), ((100, 256, 2), (0, 2)),
+             ((20, 5, 64, 32, 2), (0, 2, 4)), ((20, 5, 70, 32, 2), (0, 2, 4))]
     if pw == 4:
         cases.append(((700, 64, 4), (0, 2)))
     seen = set()
@@ -861,6 +867,10 @@ def test_short_runs_as_word_lanes(tuned, dtype):
         op = compile_arg(d, dtype, shape, axes)
         notes = op.plan.notes
         assert notes["strategy"] == "tilecol" and notes["lanes_per_output"] == run, notes
+        if len(shape) == 5:  # (two walked dims, 20 and 64 or 70, besides the run)
+            v = op.plan.steps[0].variables
+            assert len(op.reduction.red) == 3 and v["multi_red"], op.reduction
+            assert v["tile_run"] == (shape[2] == 64), v["tile_run"]
         seen.add((notes["row_groups"] > 1, notes["split"] > 1))
         check(x, axes, tensor=dg.asarray(x, device=d), combos=combos)
         for off in range(1, pw):  # the same values at element offsets 1 .. pw - 1
@@ -1017,7 +1027,7 @@ def test_tile_columns(tuned, dtype):
     dims, a kept dim under a workgroup's width; views starting mid-word (two words joined per
     load), reversed views (negative strides). Odd or narrow kept widths stay "col" /
     "interleave" / "lanes"."""
-    # (both merges at these sizes; the row groups the cases below expect)
+    # (the row groups the cases below expect; splits merged in the split pass)
     d = tuned(MERGE_COL_MIN_OUT=64, ARG_TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0)
     rng = rng_for("tile columns", dtype)
     pw = 4 if np.dtype(dtype).itemsize == 1 else 2
@@ -1046,6 +1056,18 @@ def test_tile_columns(tuned, dtype):
             assert (notes["split"] > 1) is split, (shape, notes)
         x = random_values(rng, shape, dtype)
         check(x, axes, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
+    # splits merged by a pass of their own (TALLY_MERGE off): a thread an output over
+    # split-major partials ("col", MERGE_COL_MIN_OUT outputs or more), a workgroup an output
+    # over output-major ones ("row")
+    dm = tuned(MERGE_COL_MIN_OUT=64, ARG_TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0,
+               TALLY_MERGE=False)
+    for shape, merge, smajor in (((700, 512), "col", True), ((4000, 32), "row", False)):
+        steps = compile_arg(dm, dtype, shape, (0,)).plan.steps
+        assert [s.variables["strategy"] for s in steps] == ["tilecol", merge], shape
+        assert steps[1].variables["source"] == "partials", shape
+        assert steps[0].variables["smajor"] is steps[1].variables["smajor"] is smajor, shape
+        x = random_values(rng, shape, dtype)
+        check(x, (0,), tensor=dg.asarray(x, device=dm), combos=combos_for(dtype))
     # row groups in one pass; a column of one value, a column of extremes at its last row
     d = tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1)
     x = random_values(rng, (700, 512), dtype)
@@ -1379,8 +1401,8 @@ def test_tile_columns_joined_rows(tuned, dtype):
     """Tile columns over rows that do not start on a word (tuning.TILECOL_JOIN): an odd
     kept dim (the last word's outputs ragged), rows of a wider array, reversed rows, views
     at each place in a word; one row group and several, splits merged by a pass and in the
-    split pass; ties, NaN, extremes, both ops and directions, 64-bit indices; the plan
-    asserted each time, off it keeps element loads."""
+    split pass (unpacked and packed); ties, NaN, extremes, both ops and directions, 64-bit
+    indices; the plan asserted each time, off it keeps element loads."""
     tune = dict(TILECOL_JOIN={8: 1, 16: 1}, ARG_TILECOL_MIN_ROWS=4, TILECOL_MIN_ROWS=4,
                 ARG_TILECOL_JOIN_MIN_ROWS={}, TILECOL_MIN_RED=16, COL_JOIN=False)
     d = tuned(**tune)
@@ -1426,13 +1448,20 @@ def test_tile_columns_joined_rows(tuned, dtype):
         assert arg_notes(d, dtype, shape, (0,))["row_groups"] == ry, shape
         x = random_values(rng, shape, dtype)
         check(x, 0, tensor=dg.asarray(x, device=d), combos=combos_for(dtype))
-    for tally in (False, True):  # a long column split: merged by a pass, in the split pass
+    # a long column split, each split's best packed into one word an output in the split
+    # pass (tuning.TALLY_PACK, as such columns are planned at these splits) ...
+    d = tuned(**tune)
+    x = random_values(rng, (2001, 45), dtype)
+    op = joined(x, dg.asarray(x, device=d), combos=combos_for(dtype))
+    assert op.plan.notes["split"] > 1 and op.plan.notes["tally_pack"], op.plan.notes
+    for tally in (False, True):  # ... merged by a pass, unpacked in the split pass
         d = tuned(**tune, COL_TARGET_THREADS=1 << 14, TARGET_THREADS=1 << 14,
                   TALLY_MERGE=tally, TALLY_STRATEGIES=("row", "lanes", "tilecol", "col"),
                   TALLY_BITS=(8, 16, 32, 64), TALLY_MAX_PER_THREAD=1 << 20)
         x = random_values(rng, (2001, 45), dtype)
         op = joined(x, dg.asarray(x, device=d), combos=combos_for(dtype))
         assert op.plan.notes["split"] > 1 and op.plan.notes["tally_merge"] is tally
+        assert not op.plan.notes["tally_pack"], op.plan.notes
 
 
 @pytest.mark.parametrize("dtype", FULL_DTYPES)
@@ -1531,12 +1560,12 @@ def test_tally_pack(tuned, dtype):
     of an output folded into one tally word by atomicMax, (key << (32 - bits)) | the
     index's code; the last workgroup of a block decodes the words. Every strategy that
     splits, blocks past the last output, ties, NaN and extremes, both ops and directions,
-    the largest index range that fits (16-bit: 65536, its last index the answer), ranges
-    whose indices' top bits stand in the word (TALLY_PACK_SHIFT: 2^17 to 2^19 indices, ties
-    within the elements one code stands for) and the first too long for that (a merge pass,
-    or the unpacked merge in the pass); the tally buffer all 0 again after the calls. A
-    wrong code, the key's shift or a word left set fails it (one reduction of the buffer's
-    stale words into the next call's)."""
+    the largest index range that fits (16-bit: 65536, 8-bit: 2^24, its last index the
+    answer), ranges whose indices' top bits stand in the word (TALLY_PACK_SHIFT: 16-bit 2^17
+    to 2^19 indices, 8-bit 2^24 + 1; ties within the elements one code stands for) and the
+    first too long for that (a merge pass, or the unpacked merge in the pass); the tally
+    buffer all 0 again after the calls. A wrong code, the key's shift or a word left set
+    fails it (one reduction of the buffer's stale words into the next call's)."""
     rng = rng_for("tally pack", dtype)
     d = tuned(TALLY_MERGE=True, TALLY_PACK={8: True, 16: True}, TALLY_BITS=(32, 64),
               TALLY_ROW_BITS=(), TALLY_PACK_SHIFT=3,
@@ -1565,7 +1594,7 @@ def test_tally_pack(tuned, dtype):
     assert runs is dtype.endswith("8"), dtype  # (8-bit short runs as lanes of words)
     assert seen >= {"row", "tilecol", "lanes" if dtype.endswith("16") else "interleave"}, seen
     bits = np.dtype(dtype).itemsize * 8
-    if bits == 16:  # (8-bit: 2^24 indices and more, too many for lavapipe)
+    if bits == 16:
         # 2^16 indices fit; up to 2^(16 + TALLY_PACK_SHIFT) the word holds their top bits
         # (a shift of 1, 2, 3: the merge finds the index among the 2^shift they stand for)
         for shift in range(4):
@@ -1632,6 +1661,23 @@ def test_tally_pack(tuned, dtype):
         op = compile_arg(dn, dtype, (3, (1 << 19) + 1), (1,))
         assert not op.plan.notes["tally_pack"] and op.plan.notes["split"] > 1, op.plan.notes
         assert not op.plan.notes["tally_merge"], op.plan.notes  # (not in TALLY_BITS)
+    if bits == 8:
+        # 2^24 indices fit (the last the answer), 2^24 + 1 a code's top bits stand for two
+        # (TALLY_PACK_SHIFT 1, the default plan of such a row): ties at a row's ends, and
+        # within one code (the merge finds the index among the two it stands for)
+        for shift, n in ((0, 1 << 24), (1, (1 << 24) + 1)):
+            x = np.full((3, n), 2, dtype)
+            x[0] = 0
+            x[0, -1] = 1  # the last index wins (ArgMin: the first zero or the one before)
+            x[1, [0, -1]] = 3
+            g = n // 3 >> 1 << 1  # a code's two indices mid-row
+            x[2, [g, g + 1]] = 3
+            x[2, [g + 2, g + 3]] = 0  # (ArgMin) a tie within the next code
+            op = compile_arg(d, dtype, x.shape, (1,))
+            notes = op.plan.notes
+            assert notes["tally_pack"] and notes["split"] > 1, (shift, notes)
+            assert op.plan.steps[0].variables["pack_shift"] == shift, shift
+            check(x, 1, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
     # every word read and set back to 0
     assert d._tally is not None and not d.download(d._tally.buffer, 0, d._tally.size).any()
 
@@ -2216,11 +2262,13 @@ def test_rough_keys_lanes_tilecol(tuned, rough):
     for shape, axes, strategy in (((40, 4096, 2), (1,), "lanes"),
                                   ((2, 100000, 2), (1,), "lanes"),
                                   ((4096, 64), (0,), "tilecol"),
-                                  ((64, 300, 128), (0, 1), "tilecol"),
+                                  ((64, 3, 64, 128), (0, 2), "tilecol"),
                                   ((2048, 64, 2), (0, 2), "tilecol")):
         op = compile_arg(d, "float16", shape, axes)
         v = op.plan.steps[0].variables
         assert (v["strategy"], v["rough_keys"]) == (strategy, rough), (shape, axes)
+        # (two reduced dims apart: 64 and 64, a kept 3 between them)
+        assert v["multi_red"] is (len(shape) == 4), (shape, v["multi_red"])
         for x in (random_values(rng, shape, "float16", ties=True, specials=True),
                   *signed_zero_extremes(rng, shape)):
             check(x, axes, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
