@@ -9,8 +9,8 @@ bash "$root/scripts/setup.sh" test,dawn
 cd "$root"
 # On lavapipe a cold Mesa shader cache spends most of a run in LLVM compiling the suite's
 # pipelines: without LLVM's optimization passes they compile in about two thirds of the
-# time (tests/test_hardmax.py cold: 75 -> 53 s), and run as fast (9.0 against 9.4 s warm).
-# Mesa's JIT reads it; a GPU's driver ignores it.
+# time (tests/test_hardmax.py, one process, cold: 85 -> 55 s; two workers: 29 s), and run
+# as fast (warm: 9.0 against 9.4 s). Mesa's JIT reads it; a GPU's driver ignores it.
 export GALLIVM_PERF=${GALLIVM_PERF-nopt}
 status=0
 workers=${DMLGPU_TEST_WORKERS:-$(( $(nproc) < 8 ? $(nproc) : 8 ))}
