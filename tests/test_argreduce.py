@@ -1594,24 +1594,25 @@ def test_tally_pack(tuned, dtype):
     assert runs is dtype.endswith("8"), dtype  # (8-bit short runs as lanes of words)
     assert seen >= {"row", "tilecol", "lanes" if dtype.endswith("16") else "interleave"}, seen
     bits = np.dtype(dtype).itemsize * 8
+    # 2^(32 - bits) indices fit; past that the word holds their top bits (a shift of 1, 2, 3:
+    # the merge finds the index among the 2^shift they stand for). 16-bit up to
+    # 2^(16 + TALLY_PACK_SHIFT); 8-bit to 2^24 + 1, the default plan of such a row
+    for shift in range(4 if bits == 16 else 2):
+        n = (1 << (31 - bits + shift)) + 1 if shift else 1 << (32 - bits)
+        x = np.zeros((5, n), dtype)
+        x[0, -1] = x[1, 0] = x[1, -1] = 1  # the last index wins, then a tie at the ends
+        g = (n // 3) >> shift << shift  # a group of 2^shift indices mid-row
+        x[2, 7::5000] = 3
+        x[2, [g, g + (1 << shift) - 1]] = 4  # a tie within one group (its ends)
+        x[3] = random_values(rng, n, dtype)  # ties, NaN, extremes
+        x[4] = 2
+        x[4, [g, g + (1 << shift) - 1]] = 0  # (ArgMin) a tie at a group's ends
+        op = compile_arg(d, dtype, x.shape, (1,))
+        notes = op.plan.notes
+        assert notes["tally_pack"] and notes["split"] > 1, (shift, notes)
+        assert op.plan.steps[0].variables["pack_shift"] == shift, shift
+        check(x, 1, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
     if bits == 16:
-        # 2^16 indices fit; up to 2^(16 + TALLY_PACK_SHIFT) the word holds their top bits
-        # (a shift of 1, 2, 3: the merge finds the index among the 2^shift they stand for)
-        for shift in range(4):
-            n = (1 << (15 + shift)) + 1 if shift else 1 << 16
-            x = np.zeros((5, n), dtype)
-            x[0, -1] = x[1, 0] = x[1, -1] = 1  # the last index wins, then a tie at the ends
-            g = (n // 3) >> shift << shift  # a group of 2^shift indices mid-row
-            x[2, 7::5000] = 3
-            x[2, [g + 1, g + (1 << shift) - 1]] = 4  # a tie within one group (its ends)
-            x[3] = random_values(rng, n, dtype)  # ties, NaN, extremes
-            x[4] = 2
-            x[4, [g, g + (1 << shift) - 1]] = 0  # (ArgMin) a tie at a group's ends
-            op = compile_arg(d, dtype, x.shape, (1,))
-            notes = op.plan.notes
-            assert notes["tally_pack"] and notes["split"] > 1, (shift, notes)
-            assert op.plan.steps[0].variables["pack_shift"] == shift, shift
-            check(x, 1, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
         # short runs as lanes of words (their walk leaves the run's dim out, so nothing of
         # them can be keyed again): packed while the indices fit, a merge pass past that
         for shape, packed in (((30000, 64, 2), True), ((40000, 64, 2), False)):
@@ -1661,23 +1662,6 @@ def test_tally_pack(tuned, dtype):
         op = compile_arg(dn, dtype, (3, (1 << 19) + 1), (1,))
         assert not op.plan.notes["tally_pack"] and op.plan.notes["split"] > 1, op.plan.notes
         assert not op.plan.notes["tally_merge"], op.plan.notes  # (not in TALLY_BITS)
-    if bits == 8:
-        # 2^24 indices fit (the last the answer), 2^24 + 1 a code's top bits stand for two
-        # (TALLY_PACK_SHIFT 1, the default plan of such a row): ties at a row's ends, and
-        # within one code (the merge finds the index among the two it stands for)
-        for shift, n in ((0, 1 << 24), (1, (1 << 24) + 1)):
-            x = np.full((3, n), 2, dtype)
-            x[0] = 0
-            x[0, -1] = 1  # the last index wins (ArgMin: the first zero or the one before)
-            x[1, [0, -1]] = 3
-            g = n // 3 >> 1 << 1  # a code's two indices mid-row
-            x[2, [g, g + 1]] = 3
-            x[2, [g + 2, g + 3]] = 0  # (ArgMin) a tie within the next code
-            op = compile_arg(d, dtype, x.shape, (1,))
-            notes = op.plan.notes
-            assert notes["tally_pack"] and notes["split"] > 1, (shift, notes)
-            assert op.plan.steps[0].variables["pack_shift"] == shift, shift
-            check(x, 1, tensor=dg.asarray(x, device=d), combos=ALL_COMBOS)
     # every word read and set back to 0
     assert d._tally is not None and not d.download(d._tally.buffer, 0, d._tally.size).any()
 
