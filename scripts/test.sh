@@ -8,10 +8,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/setup.sh" test,dawn
 cd "$root"
 # On lavapipe a cold Mesa shader cache spends most of a run in LLVM compiling the suite's
-# pipelines: without LLVM's optimization passes they compile in about two thirds of the
-# time (tests/test_hardmax.py, one process, cold: 85 -> 55 s; two workers: 29 s), and run
-# as fast (warm: 9.0 against 9.4 s). Mesa's JIT reads it; a GPU's driver ignores it.
+# pipelines (some 8,000 distinct shaders an implementation, TopK's of 20-47 KB of WGSL). Two
+# settings of Mesa's JIT cut that; a GPU's driver ignores both. Without LLVM's optimization
+# passes (GALLIVM_PERF=nopt) a compile-bound test took 221 s cold against 284 s
+# (test_every_operator_under_default_limits, one process; warm 13.8 s against 13.5 s). With
+# 128-bit vectors instead of 256 (LP_NATIVE_VECTOR_WIDTH=128: lavapipe's subgroups hold 4
+# lanes, not 8) the same test took 112 s, and wgpu-native's whole suite in two workers 38.4
+# min against 70.5 min. test_topk.py::test_eight_lane_subgroups runs the subgroup paths at
+# 256 bits (8 lanes) too.
 export GALLIVM_PERF=${GALLIVM_PERF-nopt}
+export LP_NATIVE_VECTOR_WIDTH=${LP_NATIVE_VECTOR_WIDTH-128}
 status=0
 workers=${DMLGPU_TEST_WORKERS:-$(( $(nproc) < 8 ? $(nproc) : 8 ))}
 for impl in wgpu dawn; do

@@ -728,14 +728,16 @@ def test_tree_radix(tuned, dtype, radix):
     assert any((t.bit_length() - 1) % (radix.bit_length() - 1) for t in tprs), tprs
 
 
-@pytest.mark.parametrize("split", [False, True], ids=["one-pass", "split"])
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("dtype, split", [(d, False) for d in ALL_DTYPES] + [
+    (d, True) for d in FULL_DTYPES + ("int8",)], ids=lambda v: {False: "one-pass",
+                                                                 True: "split"}.get(v, v))
 def test_interleaved_lanes(tuned, dtype, split):
     """A small contiguous kept dim right under the reduced ones ((n, 2) over n, (b, n, 3)
     over n, (h, w, 4) over h and w): its outputs share a workgroup, lanes interleaved over
     them (3: a lane of four idle). Planted extremes and ties in every column, NaN, a row
-    of one value; one pass, or split over workgroups and merged. Every dtype (the others
-    than FULL_DTYPES at two of the shapes: their key code, not the lanes', differs)."""
+    of one value; one pass, or split over workgroups and merged (FULL_DTYPES and int8). Every
+    dtype (the others than FULL_DTYPES at two of the shapes: their key code, not the
+    lanes', differs)."""
     d = tuned(MIN_ROW_CHUNK=512, WORD_LANES=False) if split else \
         tuned(TARGET_THREADS=1, ROWS_TARGET_THREADS=1, WORD_LANES=False)
     rng = rng_for("interleave", dtype)
@@ -1487,10 +1489,17 @@ TALLY_CASES = (((1, 50001), (1,), {"row"}),              # a row of one output
 # packed, nothing is keyed again: one pass)
 
 
-@pytest.mark.parametrize("tally, batch, codes", [(True, 8, True), (True, 0, True),
-                                                  (True, 8, False), (False, 0, True)],
-                         ids=["tally-batch", "tally-loop", "tally-keyed", "merge-pass"])
-@pytest.mark.parametrize("dtype", FULL_DTYPES + ("int8",))
+TALLY_MERGE_CASES = {"tally-batch": (True, 8, True), "tally-loop": (True, 0, True),
+                     "tally-keyed": (True, 8, False), "merge-pass": (False, 0, True)}
+
+
+# (the merge pass for one dtype of 32 and of 8 bits here: 16-bit keys and column splits
+# take it by default, TALLY_MERGE=False elsewhere in this file)
+@pytest.mark.parametrize("dtype, tally, batch, codes", [
+    (d, *TALLY_MERGE_CASES[c]) for d in FULL_DTYPES + ("int8",) for c in TALLY_MERGE_CASES
+    if c != "merge-pass" or d in ("float32", "uint8")], ids=[
+    f"{d}-{c}" for d in FULL_DTYPES + ("int8",) for c in TALLY_MERGE_CASES
+    if c != "merge-pass" or d in ("float32", "uint8")])
 def test_tally_merge(tuned, dtype, tally, batch, codes):
     """Split plans merge in the split pass (tuning.TALLY_MERGE): each workgroup stores its
     outputs' partials in the device's tally buffer and counts itself in; the last of a
@@ -2558,8 +2567,10 @@ def test_wg_pack_tile_columns(tuned, dtype):
     assert op.plan.notes["row_groups"] == 1 and op.plan.steps[0].variables["wg_pack"] == 0
 
 
-@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "uint16", "int16"])
-@pytest.mark.parametrize("on", [True, False])
+# (off: the tree everywhere, for one dtype of each width; the others' keys take it in the
+# rest of the suite)
+@pytest.mark.parametrize("dtype, on", [(d, True) for d in (
+    "uint8", "int8", "float16", "uint16", "int16")] + [("uint8", False), ("float16", False)])
 def test_wg_pack(tuned, dtype, on):
     """ARG_WG_PACK: the row and word-lane plans of 8/16-bit keys take a workgroup's best of
     each output by one workgroup atomicMax of (key << (32 - bits)) | the index's code: the
