@@ -30,7 +30,7 @@ from .peers import cuda_event_seconds
 # TopK: row lengths 2^5..2^23 in steps of 4x, rows so that a point holds 2^26 elements,
 # K <= n/2 from this list, both directions, the last axis and the first.
 TOPK_ELEMENTS = {"full": 1 << 26, "quick": 1 << 14}
-TOPK_LOG2_N = {"full": range(5, 24, 2), "quick": range(5, 12, 2)}
+TOPK_LOG2_N = {"full": range(5, 24, 2), "quick": range(5, 12, 3)}
 TOPK_KS = (1, 2, 8, 32, 128, 1024)
 TOPK_DTYPES = ("float32", "float16")
 # ArgMax/ArgMin: every axes subset of these rank-3 and rank-4 shapes of 2^27 elements,
@@ -52,7 +52,7 @@ NONZERO_DTYPES = ("float32", "float16", "int64", "int32", "int16", "int8", "uint
 # first, this many elements a point: 10 classes, 1000 classes, odd lengths of 8/16-bit rows.
 ROWS_ELEMENTS = {"full": 1 << 25, "quick": 1 << 12}
 ROWS_LENGTHS = {"full": (3, 5, 7, 10, 12, 20, 33, 50, 100, 257, 1000, 1500, 5000),
-                "quick": (3, 10, 33, 257, 1000)}
+                "quick": (3, 33, 1000)}
 # ... and TopK over rows of these lengths, K of these (top-5 of 1000 classes, a sampling
 # vocabulary of 50257), K <= n / 2, the last axis, largest first.
 ROWS_TOPK_LENGTHS = {"full": (10, 100, 1000, 50257), "quick": (10, 100, 1000)}
