@@ -728,9 +728,9 @@ def test_tree_radix(tuned, dtype, radix):
     assert any((t.bit_length() - 1) % (radix.bit_length() - 1) for t in tprs), tprs
 
 
-@pytest.mark.parametrize("dtype, split", [(d, False) for d in ALL_DTYPES] + [
-    (d, True) for d in FULL_DTYPES + ("int8",)], ids=lambda v: {False: "one-pass",
-                                                                 True: "split"}.get(v, v))
+@pytest.mark.parametrize("dtype, split", [
+    pytest.param(d, False, id=f"{d}-one-pass") for d in ALL_DTYPES] + [
+    pytest.param(d, True, id=f"{d}-split") for d in FULL_DTYPES + ("int8",)])
 def test_interleaved_lanes(tuned, dtype, split):
     """A small contiguous kept dim right under the reduced ones ((n, 2) over n, (b, n, 3)
     over n, (h, w, 4) over h and w): its outputs share a workgroup, lanes interleaved over
@@ -1496,10 +1496,8 @@ TALLY_MERGE_CASES = {"tally-batch": (True, 8, True), "tally-loop": (True, 0, Tru
 # (the merge pass for one dtype of 32 and of 8 bits here: 16-bit keys and column splits
 # take it by default, TALLY_MERGE=False elsewhere in this file)
 @pytest.mark.parametrize("dtype, tally, batch, codes", [
-    (d, *TALLY_MERGE_CASES[c]) for d in FULL_DTYPES + ("int8",) for c in TALLY_MERGE_CASES
-    if c != "merge-pass" or d in ("float32", "uint8")], ids=[
-    f"{d}-{c}" for d in FULL_DTYPES + ("int8",) for c in TALLY_MERGE_CASES
-    if c != "merge-pass" or d in ("float32", "uint8")])
+    pytest.param(d, *case, id=f"{d}-{c}") for d in FULL_DTYPES + ("int8",)
+    for c, case in TALLY_MERGE_CASES.items() if c != "merge-pass" or d in ("float32", "uint8")])
 def test_tally_merge(tuned, dtype, tally, batch, codes):
     """Split plans merge in the split pass (tuning.TALLY_MERGE): each workgroup stores its
     outputs' partials in the device's tally buffer and counts itself in; the last of a
