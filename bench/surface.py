@@ -572,7 +572,26 @@ def summary(paths) -> str:
     return "\n".join(out)
 
 
-if __name__ == "__main__":
-    import sys
+def main(argv=None) -> None:
+    """python -m bench.surface FILE.json ... [--plot PREFIX.png]: the summary of saved runs;
+    --plot draws their points (all files together) as `dmlgpu bench --surface --plot` does."""
+    import argparse
+    import json
 
-    print(summary(sys.argv[1:]))
+    ap = argparse.ArgumentParser(prog="python -m bench.surface", description=main.__doc__)
+    ap.add_argument("files", nargs="+", metavar="FILE.json")
+    ap.add_argument("--plot", metavar="PREFIX.png",
+                    help="write PREFIX-<grid>-<dtype>.png heatmaps of the files' points")
+    args = ap.parse_args(argv)
+    print(summary(args.files))
+    if args.plot:
+        pts = []
+        for path in args.files:
+            with open(path) as f:
+                pts += json.load(f)["points"]
+        for path in plot({"points": pts}, args.plot):
+            print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()

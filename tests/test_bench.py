@@ -451,6 +451,31 @@ def test_surface_dtypes(tmp_path, capsys):
     assert "--dtypes: int64 is not a dtype of the grids topk" in capsys.readouterr().err
 
 
+def test_surface_saved_runs(tmp_path, capsys):
+    """`python -m bench.surface FILE ... --plot PREFIX`: each file's summary against the
+    goals, and one heatmap per grid and dtype drawn from all the files' points together
+    (a grid run in parts, one a dtype)."""
+    def point(dtype, n, k, ratio):
+        return {"grid": "topk", "dtype": dtype, "n": n, "rows": 2 ** 20 // n, "k": k,
+                "axis": -1, "direction": "increasing", "status": "ok", "checked": True,
+                "gpu_s": 1e-4, "input_bytes": 2 ** 22, "output_bytes": 2 ** 16,
+                "copy_fraction": 0.5, "copy_time_ratio": 1.5, "torch_s": ratio * 1e-4,
+                "torch_ratio": ratio}
+    files = []
+    for dtype, worst in (("float32", 1.5), ("float16", 3.0)):
+        path = tmp_path / f"{dtype}.json"
+        path.write_text(json.dumps({"points": [point(dtype, 32, 1, 4.0),
+                                               point(dtype, 128, 8, worst)]}))
+        files.append(str(path))
+    surface.main([*files, "--plot", str(tmp_path / "saved.png")])
+    out = capsys.readouterr().out
+    assert out.count("topk/float32: at least 2x torch.topk: 1/2") == 1, out
+    assert "topk/float16: at least 2x torch.topk: 2/2" in out, out
+    pngs = sorted(p.name for p in tmp_path.glob("saved-*.png"))
+    assert pngs == ["saved-topk-float16.png", "saved-topk-float32.png"], pngs
+    assert all((tmp_path / p).read_bytes()[:4] == b"\x89PNG" for p in pngs)
+
+
 def test_surface_stopped_writes_partial(tmp_path, monkeypatch, capsys):
     """A surface run stopped by SIGTERM (as `timeout` sends) mid-point writes the points it
     finished, marked partial, and fails; its handler is put back after."""

@@ -1,12 +1,26 @@
-import json, sys, collections
-f = sys.argv[1]; pairs = sys.argv[2].split(",")  # base,tt,base2,tt2
-p = json.load(open(f))
-t = collections.defaultdict(dict)
-for q in p:
-    if q.get("status") != "ok": 
-        if "torch" not in q["cfg"]: print("BAD", q["cfg"], q.get("error")); 
-        continue
-    t[(q["dtype"], tuple(q["shape"]), tuple(q["axes"]), q["op"])][q["cfg"]] = (q["gpu_s"]*1e6, q["copy_fraction"]*100)
-for k, v in t.items():
-    s = " | ".join(f"{c} {v[c][0]:6.1f} ({v[c][1]:4.1f}%)" if c in v else f"{c} -" for c in pairs)
-    print(f"{k[0]:6s} {str(k[1]):20s} {str(k[2]):12s} {k[3]:6s} {s}")
+"""python ab.py FILE.json CFG,CFG,...: a bench.tuning_sweep run's ArgMax/ArgMin points, one
+line a point, its GPU us (and % of a copy's bandwidth) under each named configuration."""
+import collections
+import json
+import sys
+
+
+def main(path: str, names: list[str]) -> None:
+    with open(path) as f:
+        points = json.load(f)
+    table = collections.defaultdict(dict)
+    for q in points:
+        if q.get("status") != "ok":
+            if "torch" not in q["cfg"]:
+                print("NOT OK", q["cfg"], q.get("error"))
+            continue
+        key = (q["dtype"], tuple(q["shape"]), tuple(q["axes"]), q["op"])
+        table[key][q["cfg"]] = (q["gpu_s"] * 1e6, q["copy_fraction"] * 100)
+    for (dtype, shape, axes, op), got in table.items():
+        cells = " | ".join(f"{c} {got[c][0]:6.1f} ({got[c][1]:4.1f}%)" if c in got else f"{c} -"
+                           for c in names)
+        print(f"{dtype:6s} {str(shape):20s} {str(axes):12s} {op:6s} {cells}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2].split(","))
