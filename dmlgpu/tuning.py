@@ -1130,6 +1130,14 @@ TOPK_REGS_MAX_N_SMALL_K = 2048
 TOPK_REGS_WG = 256
 TOPK_REGS_STAGE_WORDS = 8
 TOPK_REGS_UNROLL = 8
+# Contiguous rows that fill every chunk of the stage skip the checks against a row's end (a
+# unit's load and an element's entry). H200, 2026-11-28 (seventh session), 2^26 elements,
+# last axis, GPU us off -> on, twice in turns in one process, wgpu-native / Dawn
+# (bench/results/topk-regs-whole/h200-{wgpu,dawn}-wh.json): faster at all 11 "regs" points
+# on both, float16 rows of 32 K = 1 / 8 81.9 -> 70.2 / 145.7 -> 132.8 (2.20 -> 2.00-2.03x a
+# copy; Dawn 141.6 -> 128.3, 2.11 -> 1.92x), rows of 512 K = 8 114.2 -> 97.9; float32 rows
+# of 32 K = 1 / 8 133.5 -> 116.9 / 244.1 -> 234.2, rows of 512 K = 1 128.0 -> 110.9.
+TOPK_REGS_WHOLE_CHUNKS = True
 # 8/16-bit keys (a key and its position one u32) from this K: an 8-slot list takes 8
 # elements at a time (a sorting network of 19 exchanges, a merge of 20: ~9 max/min an
 # element against 16 for K = 8 one at a time). (One at a time, a max and a min a slot down

@@ -266,6 +266,41 @@ def test_regs_dtypes(tuned, dtype, threads):
             assert (notes["threads_per_row"] == 1) == (threads == "one"), notes
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "uint8", "int64"])
+def test_regs_whole_chunks(tuned, dtype):
+    """Contiguous rows that fill every chunk of "regs"'s stage skip the checks against a
+    row's end (TOPK_REGS_WHOLE_CHUNKS), rows that end mid-chunk keep them, and so does a
+    single row that ends mid-word (packed whatever its length, its last word's units filling
+    the chunks): a thread a row and several, K = 1 and 8 (8/16-bit: eight at a time), both
+    directions, and rows that fill them read from a view one element in (8/16-bit: element
+    loads, chosen when bound)."""
+    rng = rng_for("regs whole", dtype)
+    size = np.dtype(dtype).itemsize
+    per_word = max(1, 4 // size)
+    seen = set()
+    for threads in (ONE_THREAD, MANY_THREADS):
+        for on in (True, False):
+            d = tuned(TOPK_REGS_WHOLE_CHUNKS=on, **threads)
+            for n, rows in ((64, 70), (37, 70), (64 - per_word + 1, 1)):
+                x = random_values(rng, (1, n), dtype) if rows == 1 else regs_rows(rng, dtype,
+                                                                                 n, rows)
+                flat = np.concatenate([x[:1, :1].reshape(-1), x.reshape(-1)])
+                mid = dg.asarray(flat, device=d)[1:].reshape(x.shape)
+                for k in (1, 8):
+                    for direction in ("decreasing", "increasing"):
+                        notes = check(x, k, -1, direction, strategy="regs", device=d)
+                        check(mid, k, -1, direction, strategy="regs", device=d)
+                    units = (-(-n // per_word) if notes["packed"]
+                             else n * (2 if size == 8 else 1))
+                    whole = (units % (notes["threads_per_row"] * notes["stage_words"]) == 0
+                             and (not notes["packed"] or n % per_word == 0))
+                    assert notes["whole_chunks"] == (on and whole), notes
+                    seen.add((notes["whole_chunks"], n, notes["packed"]))
+    assert {(True, 64, size < 4), (False, 37, False), (False, 64, size < 4)} <= seen, seen
+    if size < 4:  # (the single row ending mid-word: packed, not whole)
+        assert (False, 64 - per_word + 1, True) in seen, seen
+
+
 def test_regs_bounds(tuned):
     # K <= TOPK_REGS_MAX_K over rows of TOPK_REGS_MAX_N (8/16-bit: _PK), K <=
     # TOPK_REGS_SMALL_K over rows of TOPK_REGS_MAX_N_SMALL_K; beyond them "rows" (or

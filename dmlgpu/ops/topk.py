@@ -531,6 +531,11 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     sw = min(tuning.TOPK_REGS_STAGE_WORDS, max(1, pow2_ceil(units) // tpr))
     if not pk:
         sw = max(sw, pow2_ceil(k) * uw)
+    # rows that fill every chunk skip the end's checks: whole words where packed (a row of
+    # one, of any stride, may end mid-word); element loads, a view starting mid-word, take P
+    # times the units and fill them too
+    whole = (stage and tuning.TOPK_REGS_WHOLE_CHUNKS and units % (tpr * sw) == 0
+             and (not packed or n % dt.per_word == 0))
     ew = 1 if pk else dt.key_words + 1
     slots = 8 if batch else k + 1 if trunc else k  # (batch: 8; trunc keeps one past K)
 
@@ -555,7 +560,7 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     per = w * wg // tpr
     keyed = pk and not trunc and n >= tuning.TOPK_REGS_VALUES_FROM_KEYS_MIN_N
     add("topk_regs.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, kk=k,
-                                  mode="stage" if stage else "direct", sw=sw,
+                                  mode="stage" if stage else "direct", sw=sw, whole=whole,
                                   unroll=tuning.TOPK_REGS_UNROLL, pk=pk,
                                   trunc=trunc, batch=batch, packed=packed, word_lanes=wl,
                                   values_from_keys=keyed,
@@ -564,6 +569,7 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
         mid_groups=ceil_div(rows, wg // tpr) if wl else 0)  # (element loads: a row a lane)
     notes.update(strategy="regs", regs_wg=wg, threads_per_row=tpr, rows_per_group=per,
                  regs_mode="stage" if stage else "direct", stage_words=sw if stage else 0,
+                 whole_chunks=whole,
                  packed=packed, pk=pk, trunc=trunc, batch=batch, word_lanes=wl,
                  rows_first=rows_first, vwords=vwords, values_from_keys=keyed)
     return True
