@@ -465,10 +465,10 @@ def test_surface_saved_runs(tmp_path, capsys):
                 "copy_fraction": 0.5, "copy_time_ratio": 1.5, "torch_s": ratio * 1e-4,
                 "torch_ratio": ratio}
     files = []
-    for dtype, worst in (("float32", 1.5), ("float16", 3.0)):
+    for dtype, second in (("float32", 1.5), ("float16", 3.0)):  # (the second point's ratio)
         path = tmp_path / f"{dtype}.json"
         path.write_text(json.dumps({"points": [point(dtype, 32, 1, 4.0),
-                                               point(dtype, 128, 8, worst)]}))
+                                               point(dtype, 128, 8, second)]}))
         files.append(str(path))
     surface.main([*files, "--plot", str(tmp_path / "saved.png")])
     out = capsys.readouterr().out
