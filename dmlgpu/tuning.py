@@ -1121,15 +1121,40 @@ TOPK_REGS_MAX_N = 128
 TOPK_REGS_MAX_N_PK = 1024
 TOPK_REGS_SMALL_K = 2
 TOPK_REGS_MAX_N_SMALL_K = 2048
-# threads a workgroup; units (words; elements of 8/16-bit rows off word boundaries) each
-# thread loads into the stage per chunk (same run, 16 -> 8 / 32: last axis float32 rows of
+# Threads a workgroup, stage mode (WG) and direct mode (DIRECT_WG). H200, 2026-11-28 (eighth
+# session), 2^26 elements, GPU us, 256 -> 128, twice in turns in one process, wgpu-native
+# (bench/results/topk-regs-direct/h200-{wgpu,dawn}-swg.json): stage mode faster at every
+# "regs" point on both (3-12%): float32 rows of 32 K = 1 / 8 117.5 -> 110.2 / 234.2 ->
+# 225.1, rows of 128 K = 8 212.7 -> 196.9, rows of 2048 K = 1 109.3 -> 96.3; float16 rows of
+# 32 K = 8 132.1 -> 128.6 (Dawn 128.0 -> 123.9), rows of 128 K = 2 76.8 -> 71.6 (64: within
+# 2% of 128 but rows of 512 K = 8 97.4 -> 98.4 against 95.8, h200-*-xp4.json). Direct mode
+# stays at 256 (128: float16 rows of 512 K = 2 52.3 -> 56.6). Earlier, both at 256: the
+# units (words; elements of 8/16-bit rows off word boundaries) each thread loads into the
+# stage per chunk (same run, 16 -> 8 / 32: last axis float32 rows of
 # 32 K = 1 1.26 -> 1.07 / 1.77, float16 rows of 128 K = 8 2.51 -> 2.22 / 3.44; 8 better or
 # even at every point but float32 rows of 512 and 2048 at K = 8, which "rows" takes); loads
 # in flight in direct mode (h200-wgpu-regs2.json: 4 / 16 within 3% but the first axis,
 # float32 rows of 32 K = 8 1.46 -> 1.54 / 1.68, float16 rows of 128 K = 8 2.45 -> 2.62 / 2.37)
-TOPK_REGS_WG = 256
+TOPK_REGS_WG = 128
+TOPK_REGS_DIRECT_WG = 256
 TOPK_REGS_STAGE_WORDS = 8
 TOPK_REGS_UNROLL = 8
+# Direct mode with (key, position) entries in one u32 (pk) keeps UNROLL_PK loads in flight,
+# then 8, then one at a time (h200-*-dx.json and -vk.json, GPU us, 8 -> 16 / 32 / 64,
+# float16 first axis: rows of 32 K = 2 72.0 -> 68.1 / 66.9 / 145.8 (64: every element one
+# at a time, before the 8-step), K = 8 162.8 -> 160.7 / 156.1 / 164.4, rows of 128 K = 8
+# 110.7 -> 99.2 / 97.2 / 137.4, rows of 512 K = 8 94.7 -> 85.5 / 83.1 / 106.9; Dawn alike);
+# pairs keep UNROLL (float32 rows of 32 K = 8 185.3 -> 212.5 / 291.8 at 16 / 32).
+# A thread a row, rows side by side (direct) whose j-th outputs lie side by side (rows
+# first), writes its K outputs from its registers: no round through workgroup memory, and
+# the output pass's loops go (8/16-bit values: only where the thread's word of W rows fills
+# a value word). Same run, GPU us off -> on (h200-{wgpu,dawn}-xp6.json, wgpu-native):
+# float16 rows of 32 K = 2 64.9 -> 55.4, K = 8 156.2 -> 101.3 (with word lanes from rows of
+# 32, below; Dawn 155.2 -> 99.5, 2.32 -> 1.50x a copy), rows of 128 K = 8 97.3 -> 83.4;
+# float32 rows of 32 K = 8 185.5 -> 158.4 (Dawn 180.5 -> 152.8), rows of 128 174.1 -> 166.3;
+# elsewhere within 1%.
+TOPK_REGS_UNROLL_PK = 32
+TOPK_REGS_REG_OUT = True
 # Contiguous rows that fill every chunk of the stage skip the checks against a row's end (a
 # unit's load and an element's entry). H200, 2026-11-28 (seventh session), 2^26 elements,
 # last axis, GPU us off -> on, twice in turns in one process, wgpu-native / Dawn
@@ -1193,7 +1218,11 @@ TOPK_REGS_BATCH_MIN_ELEMS = 256
 # and a lane_keys for them, a list each) rather than an element each.
 TOPK_REGS_WORD_LANES = True
 TOPK_REGS_LANE_ROWS = 32
-TOPK_REGS_WORD_LANES_BATCH_MIN_N = 128
+# Batched lists (K > 4) take word lanes from rows of this length: 128 while the outputs went
+# through workgroup memory (float16 first axis rows of 32 K = 8 169 -> 174 us); with the
+# outputs from the registers (REG_OUT), 32 (same run, h200-*-xp6.json: 155.8 -> 101.3 us,
+# Dawn 155.0 -> 99.5; from registers without word lanes nothing changes for 16-bit values).
+TOPK_REGS_WORD_LANES_BATCH_MIN_N = 32
 TOPK_REGS_LONG_WORDS = True
 # Long contiguous 16-bit rows (same run, "rows" or "threshold" -> "regs", float16, last
 # axis, K = 1 / 2 / 8): rows of 4096 1.63 / 1.46 / 1.48 -> 1.08 / 1.24 / 1.69, 8192 1.01 /

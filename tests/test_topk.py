@@ -263,7 +263,9 @@ def test_regs_dtypes(tuned, dtype, threads):
             for direction in ("decreasing", "increasing"):
                 notes = check(x, k, 0, direction, strategy="regs", device=d)
             assert notes["regs_mode"] == "direct" and notes["rows_first"] == (k > 1), notes
-            assert (notes["threads_per_row"] == 1) == (threads == "one"), notes
+            # (batched word lanes keep TOPK_REGS_BATCH_MIN_ELEMS a thread: one a row here)
+            assert (notes["threads_per_row"] == 1) == (threads == "one" or notes["batch"]
+                                                       and notes["word_lanes"]), notes
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "uint8", "int64"])
@@ -546,6 +548,52 @@ def test_regs_outputs(tuned, dtype, axis):
             assert notes["strategy"] == "regs" and notes["threads_per_row"] == 1, notes
             assert notes["vwords"] == (np.dtype(dtype).itemsize < 4 and off < 3), notes
             assert notes["rows_first"] == (axis == 0 and k > 1), notes
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int8", "float32", "int64"])
+def test_regs_outputs_from_registers(tuned, dtype):
+    # a thread a row, rows side by side, their j-th outputs adjacent: each thread writes its
+    # K outputs from its registers (8/16-bit values a word of W rows at a time, merged where
+    # the outputs start mid-word: every offset within a word, and odd row counts, whose
+    # runs alternate); rows of 32 (one unrolled step), 77 (steps of 32 and 8, then one at a
+    # time) and 128 (float16: values from the keys, +-0.0 and NaN read again); the
+    # elements around the outputs untouched
+    d = tuned(**ONE_THREAD)
+    small = np.dtype(dtype).itemsize < 4
+    rng = rng_for("regs outputs from registers", dtype)
+    for n, rows in ((32, 600), (77, 601), (128, 66)):
+        x = np.ascontiguousarray(regs_rows(rng, dtype, n, rows).T)
+        if dtype == "float16" and n == 128:
+            x.view(np.uint16)[::5, ::3] = rng.choice(np.array([0x8000, 0, 0x7E01, 0xFE17],
+                                                              np.uint16), (26, 22))
+        xt = dg.asarray(x, device=d)
+        for k in (2, 5, 8):
+            for direction in ("decreasing", "increasing"):
+                ev, ei = topk_reference(x, k, 0, direction == "decreasing", "uint32")
+                for off in (0, 1, 3):
+                    big = (rows * k + 8,)
+                    vbig = random_values(rng_for("regs fill", dtype), big, dtype)
+                    ibig = np.arange(big[0], dtype=np.uint32)
+                    vt, it = dg.asarray(vbig, device=d), dg.asarray(ibig, device=d)
+                    vv = vt[off:off + rows * k].reshape(k, rows)
+                    iv = it[off:off + rows * k].reshape(k, rows)
+                    op = d.compile(dg.TopK1Desc(dg.TensorDesc.of(xt), dg.TensorDesc.of(vv),
+                                                dg.TensorDesc.of(iv), 0, k, direction))
+                    op(inputs=[xt], outputs=[vv, iv])
+                    want_v, want_i = vbig.copy(), ibig.copy()
+                    want_v[off:off + rows * k], want_i[off:off + rows * k] = ev.ravel(), ei.ravel()
+                    assert_same(vt, want_v)
+                    assert_same(it, want_i)
+                    notes = op.plan.notes
+                    assert notes["strategy"] == "regs" and notes["regs_mode"] == "direct", notes
+                    assert notes["threads_per_row"] == 1 and notes["rows_first"], notes
+                    assert notes["reg_out"] == (not small or notes["word_lanes"]), notes
+                    assert notes["word_lanes"] == (small and rows % (4 // x.itemsize) == 0), notes
+        assert notes["values_from_keys"] == (small and n >= 128), notes
+    # a view one element in: element loads, the outputs through workgroup memory again
+    t = dg.asarray(np.ascontiguousarray(regs_rows(rng, dtype, 40, 129).T), device=d)
+    for k in (2, 8):
+        check(t[:, 1:], k, 0, "decreasing", strategy="regs", device=d)
 
 
 # -- strategy "rows": several short rows per workgroup, the bound of 2K bucket bests ----

@@ -544,7 +544,7 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
         staged = r * (tpr * sw + 1) if stage else 0
         merged = wg * slots * w * ew if tpr > 1 else 0
         return 4 * (max(staged, merged, r * (k + 1)) + 3 * r)
-    wg = min(tuning.TOPK_REGS_WG, pow2_floor(max_wg))
+    wg = min(tuning.TOPK_REGS_WG if stage else tuning.TOPK_REGS_DIRECT_WG, pow2_floor(max_wg))
     if not stage:  # rows side by side: at least LANE_ROWS of them a workgroup, if it may
         wg = min(pow2_floor(max_wg), max(wg, tpr * tuning.TOPK_REGS_LANE_ROWS // w))
     while memory(wg) > smem and wg > tpr:
@@ -558,20 +558,26 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     one = kout in ([], [k]) and (k == 1 or vstep == 1)  # one run: rows back to back
     vwords = dt.bits < 32 and (kout == [1] if rows_first else one)
     per = w * wg // tpr
+    # a thread a row (side by side, their j-th outputs adjacent) writes its outputs itself;
+    # 8/16-bit values only where its word of rows fills value words
+    reg_out = (tuning.TOPK_REGS_REG_OUT and not stage and tpr == 1 and rows_first
+               and kout[-1] == 1 and (dt.bits >= 32 or wl and vwords))
     keyed = pk and not trunc and n >= tuning.TOPK_REGS_VALUES_FROM_KEYS_MIN_N
     add("topk_regs.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, kk=k,
                                   mode="stage" if stage else "direct", sw=sw, whole=whole,
-                                  unroll=tuning.TOPK_REGS_UNROLL, pk=pk,
+                                  unroll=tuning.TOPK_REGS_UNROLL_PK if pk and not stage
+                                  else tuning.TOPK_REGS_UNROLL, pk=pk,
                                   trunc=trunc, batch=batch, packed=packed, word_lanes=wl,
                                   values_from_keys=keyed,
-                                  rows_first=rows_first, vwords=vwords),
+                                  rows_first=rows_first, vwords=vwords, reg_out=reg_out),
         dict(aux1=(1 << n.bit_length()) - 1) if trunc else {}, ceil_div(rows, per),
         mid_groups=ceil_div(rows, wg // tpr) if wl else 0)  # (element loads: a row a lane)
     notes.update(strategy="regs", regs_wg=wg, threads_per_row=tpr, rows_per_group=per,
                  regs_mode="stage" if stage else "direct", stage_words=sw if stage else 0,
                  whole_chunks=whole,
                  packed=packed, pk=pk, trunc=trunc, batch=batch, word_lanes=wl,
-                 rows_first=rows_first, vwords=vwords, values_from_keys=keyed)
+                 rows_first=rows_first, vwords=vwords, values_from_keys=keyed,
+                 reg_out=reg_out)
     return True
 
 
@@ -840,7 +846,10 @@ class CompiledTopK(base.CompiledOp):
             if xo % self.dt.per_word and (variables.get("packed")
                                            or variables.get("word_lanes")):
                 # a view that starts mid-word: its rows are not whole words; element loads
+                # (and a thread's 8/16-bit values no longer fill value words)
                 variables = dict(variables, packed=False, word_lanes=False)
+                if variables.get("reg_out") and variables["vwords"]:
+                    variables["reg_out"] = False
                 if step.mid_groups:
                     groups = step.mid_groups
                     uniforms = dict(uniforms, n_groups=groups)
