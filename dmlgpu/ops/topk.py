@@ -491,7 +491,8 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     threads a row (more while fewer than TOPK_REGS_TARGET_THREADS run, each keeping at
     least K and TOPK_REGS_MIN_ELEMS elements), each with its K best in registers; "stage"
     where the axis is contiguous (rows read through workgroup memory, coalesced), else
-    "direct" (lanes over rows)."""
+    "direct" (lanes over rows; a thread a row writes its outputs from its registers where
+    neighbouring rows' outputs lie side by side: TOPK_REGS_REG_OUT)."""
     n, rows = shape.n, shape.rows
     stage = shape.axis_strides[0] == 1
     # (key, position) in one u32: whole 8/16-bit keys, or (trunc) a 32-bit key's top bits
