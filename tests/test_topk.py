@@ -590,6 +590,9 @@ def test_regs_outputs_from_registers(tuned, dtype):
                     assert notes["reg_out"] == (not small or notes["word_lanes"]), notes
                     assert notes["word_lanes"] == (small and rows % (4 // x.itemsize) == 0), notes
         assert notes["values_from_keys"] == (small and n >= 128), notes
+    # int64 indices (two words an index)
+    x = np.ascontiguousarray(regs_rows(rng, dtype, 32, 128).T)
+    assert check(x, 8, 0, "increasing", "int64", strategy="regs", device=d)["reg_out"]
     # a view one element in: element loads, the outputs through workgroup memory again
     t = dg.asarray(np.ascontiguousarray(regs_rows(rng, dtype, 40, 129).T), device=d)
     for k in (2, 8):
