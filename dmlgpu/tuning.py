@@ -1140,11 +1140,12 @@ TOPK_REGS_DIRECT_WG = 256
 TOPK_REGS_STAGE_WORDS = 8
 TOPK_REGS_UNROLL = 8
 # Direct mode with (key, position) entries in one u32 (pk) keeps UNROLL_PK loads in flight,
-# then 8, then one at a time (h200-*-dx.json and -vk.json, GPU us, 8 -> 16 / 32 / 64,
-# float16 first axis: rows of 32 K = 2 72.0 -> 68.1 / 66.9 / 145.8 (64: every element one
-# at a time, before the 8-step), K = 8 162.8 -> 160.7 / 156.1 / 164.4, rows of 128 K = 8
-# 110.7 -> 99.2 / 97.2 / 137.4, rows of 512 K = 8 94.7 -> 85.5 / 83.1 / 106.9; Dawn alike);
-# pairs keep UNROLL (float32 rows of 32 K = 8 185.3 -> 212.5 / 291.8 at 16 / 32).
+# then 8, then one at a time (bench/results/topk-regs-direct/h200-*-dx.json and -vk.json,
+# GPU us, 8 -> 16 / 32 / 64, float16 first axis: rows of 32 K = 2 72.0 -> 68.1 / 66.9 /
+# 145.8 (64: every element one at a time, before the 8-step), K = 8 162.8 -> 160.7 / 156.1 /
+# 164.4, rows of 128 K = 8 110.7 -> 99.2 / 97.2 / 137.4, rows of 512 K = 8 94.7 -> 85.5 /
+# 83.1 / 106.9; Dawn alike); pairs keep UNROLL (float32 rows of 32 K = 8 185.3 -> 212.5 /
+# 291.8 at 16 / 32).
 # A thread a row, rows side by side (direct) whose j-th outputs lie side by side (rows
 # first), writes its K outputs from its registers: no round through workgroup memory, and
 # the output pass's loops go (8/16-bit values: only where the thread's word of W rows fills
