@@ -511,6 +511,32 @@ def test_regs_memory(dev, dtype, k):
                 assert dev.pipelines.get(step.template, **v)[0] is not None
 
 
+def check_into(d, xt, axis, k, direction, off):
+    """TopK of xt into outputs inside larger buffers, from element `off` of a flat one
+    (None: every other element of each row of one twice as wide) equals the reference, the
+    elements around them untouched; returns the plan notes."""
+    x = xt.numpy()
+    ev, ei = topk_reference(x, k, axis, direction == "decreasing", "uint32")
+    big = (ev.size + 8,) if off is not None else (ev.shape[0], 2 * ev.shape[1])
+    vbig = random_values(rng_for("regs fill", x.dtype.name), big, x.dtype.name)
+    ibig = np.arange(int(np.prod(big)), dtype=np.uint32).reshape(big)
+    vt, it = dg.asarray(vbig, device=d), dg.asarray(ibig, device=d)
+    want_v, want_i = vbig.copy(), ibig.copy()
+    if off is not None:
+        vv = vt[off:off + ev.size].reshape(ev.shape)
+        iv = it[off:off + ev.size].reshape(ev.shape)
+        want_v[off:off + ev.size], want_i[off:off + ev.size] = ev.ravel(), ei.ravel()
+    else:
+        vv, iv = vt[:, 1::2], it[:, 1::2]
+        want_v[:, 1::2], want_i[:, 1::2] = ev, ei
+    op = d.compile(dg.TopK1Desc(dg.TensorDesc.of(xt), dg.TensorDesc.of(vv),
+                                dg.TensorDesc.of(iv), axis, k, direction))
+    op(inputs=[xt], outputs=[vv, iv])
+    assert_same(vt, want_v)
+    assert_same(it, want_i)
+    return op.plan.notes
+
+
 @pytest.mark.parametrize("dtype", ["float16", "int8", "float32"])
 @pytest.mark.parametrize("axis", [1, 0])
 def test_regs_outputs(tuned, dtype, axis):
@@ -524,29 +550,10 @@ def test_regs_outputs(tuned, dtype, axis):
     x = x if axis == 1 else np.ascontiguousarray(x.T)
     xt = dg.asarray(x, device=d)
     for k in (1, 3, 8):
-        shape = (600, k) if axis == 1 else (k, 600)
-        ev, ei = topk_reference(x, k, axis, True, "uint32")
-        for off in range(4):  # 0-2: contiguous from element `off`; 3: every other one
-            big = (600 * k + 8,) if off < 3 else (shape[0], 2 * shape[1])
-            vbig = random_values(rng_for("regs fill", dtype), big, dtype)
-            ibig = np.arange(int(np.prod(big)), dtype=np.uint32).reshape(big)
-            vt, it = dg.asarray(vbig, device=d), dg.asarray(ibig, device=d)
-            want_v, want_i = vbig.copy(), ibig.copy()
-            if off < 3:
-                vv = vt[off:off + 600 * k].reshape(shape)
-                iv = it[off:off + 600 * k].reshape(shape)
-                want_v[off:off + 600 * k], want_i[off:off + 600 * k] = ev.ravel(), ei.ravel()
-            else:
-                vv, iv = vt[:, 1::2], it[:, 1::2]
-                want_v[:, 1::2], want_i[:, 1::2] = ev, ei
-            op = d.compile(dg.TopK1Desc(dg.TensorDesc.of(xt), dg.TensorDesc.of(vv),
-                                        dg.TensorDesc.of(iv), axis, k, "decreasing"))
-            op(inputs=[xt], outputs=[vv, iv])
-            assert_same(vt, want_v)
-            assert_same(it, want_i)
-            notes = op.plan.notes
+        for off in (0, 1, 2, None):  # contiguous from element `off`; None: every other one
+            notes = check_into(d, xt, axis, k, "decreasing", off)
             assert notes["strategy"] == "regs" and notes["threads_per_row"] == 1, notes
-            assert notes["vwords"] == (np.dtype(dtype).itemsize < 4 and off < 3), notes
+            assert notes["vwords"] == (np.dtype(dtype).itemsize < 4 and off is not None), notes
             assert notes["rows_first"] == (axis == 0 and k > 1), notes
 
 
@@ -569,22 +576,8 @@ def test_regs_outputs_from_registers(tuned, dtype):
         xt = dg.asarray(x, device=d)
         for k in (2, 5, 8):
             for direction in ("decreasing", "increasing"):
-                ev, ei = topk_reference(x, k, 0, direction == "decreasing", "uint32")
                 for off in (0, 1, 3):
-                    big = (rows * k + 8,)
-                    vbig = random_values(rng_for("regs fill", dtype), big, dtype)
-                    ibig = np.arange(big[0], dtype=np.uint32)
-                    vt, it = dg.asarray(vbig, device=d), dg.asarray(ibig, device=d)
-                    vv = vt[off:off + rows * k].reshape(k, rows)
-                    iv = it[off:off + rows * k].reshape(k, rows)
-                    op = d.compile(dg.TopK1Desc(dg.TensorDesc.of(xt), dg.TensorDesc.of(vv),
-                                                dg.TensorDesc.of(iv), 0, k, direction))
-                    op(inputs=[xt], outputs=[vv, iv])
-                    want_v, want_i = vbig.copy(), ibig.copy()
-                    want_v[off:off + rows * k], want_i[off:off + rows * k] = ev.ravel(), ei.ravel()
-                    assert_same(vt, want_v)
-                    assert_same(it, want_i)
-                    notes = op.plan.notes
+                    notes = check_into(d, xt, 0, k, direction, off)
                     assert notes["strategy"] == "regs" and notes["regs_mode"] == "direct", notes
                     assert notes["threads_per_row"] == 1 and notes["rows_first"], notes
                     assert notes["reg_out"] == (not small or notes["word_lanes"]), notes
