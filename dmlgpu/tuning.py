@@ -1156,6 +1156,21 @@ TOPK_REGS_UNROLL = 8
 # elsewhere within 1%.
 TOPK_REGS_UNROLL_PK = 32
 TOPK_REGS_REG_OUT = True
+# ... and a thread a contiguous row (stage, a thread a row) writes its row's K outputs from
+# its registers too: no round through workgroup memory (8/16-bit values only where a row's
+# K lie side by side and fill whole value words). H200, 2026-11-29, 2^26 elements, last
+# axis, GPU us off -> on, twice in turns in one process, wgpu-native (Dawn)
+# (bench/results/topk-regs-stage-out/h200-{wgpu,dawn}-so{,2}.json): float16 rows of 32
+# K = 2 / 4 / 8 79.9 / 103.9 / 129.0 -> 72.0 / 88.8 / 112.0 (75.4 / 98.9 / 123.2 -> 68.7 /
+# 84.6 / 119.2), rows of 128 K = 8 101.2 -> 95.7 (98.3 -> 92.6); uint8 rows of 32 K = 4 / 8
+# 75.6 / 99.4 -> 61.2 / 86.0 (73.6 / 96.2 -> 60.0 / 90.9); float32 rows of 32 K = 2 / 4
+# 126.5 / 155.9 -> 123.2 / 150.1 (120.0 / 145.3 -> 118.0 / 143.1); K = 1 and rows of 512
+# (several threads a row) within 1%. Slower, so not taken: float32 at K > 4 (truncated
+# keys, selected again exactly) rows of 32 K = 8 223.7 -> 281.4 (210.3 -> 275.2), of 128
+# 197.6 -> 198.8; 64-bit types (pairs of two-word keys) int64 rows of 32 K = 2 / 4 / 8
+# 212.6 / 254.3 / 392.6 -> 214.2 / 278.9 / 488.8 (211.7 / 246.8 / 369.9 -> 214.5 / 271.6 /
+# 491.3).
+TOPK_REGS_REG_OUT_STAGE = True
 # Contiguous rows that fill every chunk of the stage skip the checks against a row's end (a
 # unit's load and an element's entry). H200, 2026-11-28 (seventh session), 2^26 elements,
 # last axis, GPU us off -> on, twice in turns in one process, wgpu-native / Dawn

@@ -592,6 +592,45 @@ def test_regs_outputs_from_registers(tuned, dtype):
         check(t[:, 1:], k, 0, "decreasing", strategy="regs", device=d)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "int8", "float32", "int64"])
+def test_regs_stage_outputs_from_registers(tuned, dtype):
+    # a thread a contiguous row (stage) writes its row's K outputs from its registers;
+    # 8/16-bit values where K fills value words (K = 8, not 5): a row's words whole where
+    # its outputs start on a word, else each value merged (every offset within a word);
+    # strided outputs (None) element by element (8/16-bit: through workgroup memory);
+    # rows of 32, 77 (not whole chunks) and 128 (float16: values from the keys, +-0.0 and
+    # NaN read again); not float32 at K > 4 (truncated keys) nor 64-bit types: through
+    # workgroup memory; the elements around the outputs untouched
+    d = tuned(**ONE_THREAD)
+    small, wide = np.dtype(dtype).itemsize < 4, np.dtype(dtype).itemsize > 4
+    per_word = max(1, 4 // np.dtype(dtype).itemsize)
+    rng = rng_for("regs stage outputs from registers", dtype)
+    for n, rows in ((32, 600), (77, 601), (128, 66)):
+        x = regs_rows(rng, dtype, n, rows)
+        if dtype == "float16" and n == 128:
+            x.view(np.uint16)[::3, ::5] = rng.choice(np.array([0x8000, 0, 0x7E01, 0xFE17],
+                                                              np.uint16), (22, 26))
+        xt = dg.asarray(x, device=d)
+        for k in (2, 5, 8):
+            for direction in ("decreasing", "increasing"):
+                for off in (0, 1, 3, None):
+                    notes = check_into(d, xt, 1, k, direction, off)
+                    assert notes["strategy"] == "regs" and notes["regs_mode"] == "stage", notes
+                    assert notes["threads_per_row"] == 1, notes
+                    want = (not notes["trunc"] and not wide
+                            and (not small or off is not None and k % per_word == 0))
+                    assert notes["reg_out"] == want, notes
+        assert notes["values_from_keys"] == (small and n >= 128), notes
+    # int64 indices (two words an index); a view one element in (element loads)
+    x = regs_rows(rng, dtype, 32, 128)
+    notes = check(x, 8 if small else 4, 1, "increasing", "int64", strategy="regs", device=d)
+    assert notes["reg_out"] == (not wide), notes
+    t = dg.asarray(regs_rows(rng, dtype, 129, 40), device=d)
+    for k in (2, 4):
+        notes = check(t[:, 1:], k, 1, "decreasing", strategy="regs", device=d)
+        assert notes["reg_out"] == (not wide and (not small or k % per_word == 0)), notes
+
+
 # -- strategy "rows": several short rows per workgroup, the bound of 2K bucket bests ----
 
 def rows_cases(rng, dtype, n, rows=6):

@@ -492,7 +492,9 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     least K and TOPK_REGS_MIN_ELEMS elements), each with its K best in registers; "stage"
     where the axis is contiguous (rows read through workgroup memory, coalesced), else
     "direct" (lanes over rows; a thread a row writes its outputs from its registers where
-    neighbouring rows' outputs lie side by side: TOPK_REGS_REG_OUT)."""
+    neighbouring rows' outputs lie side by side: TOPK_REGS_REG_OUT). A thread a contiguous
+    row writes its outputs from its registers too (TOPK_REGS_REG_OUT_STAGE), but for 64-bit
+    types and truncated keys."""
     n, rows = shape.n, shape.rows
     stage = shape.axis_strides[0] == 1
     # (key, position) in one u32: whole 8/16-bit keys, or (trunc) a 32-bit key's top bits
@@ -563,6 +565,12 @@ def _plan_regs(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
     # 8/16-bit values only where its word of rows fills value words
     reg_out = (tuning.TOPK_REGS_REG_OUT and not stage and tpr == 1 and rows_first
                and kout[-1] == 1 and (dt.bits >= 32 or wl and vwords))
+    # a thread a contiguous row writes its K outputs itself (not 64-bit types, nor after
+    # truncated keys' exact selection: TOPK_REGS_REG_OUT_STAGE); 8/16-bit values where the
+    # K fill value words of their own (vwords: whole words where a row's start on one)
+    if tuning.TOPK_REGS_REG_OUT_STAGE and stage and tpr == 1 and not trunc and dt.bits <= 32:
+        reg_out = dt.bits == 32 or vstep == 1 and k % dt.per_word == 0
+        vwords = vwords or dt.bits < 32 and reg_out
     keyed = pk and not trunc and n >= tuning.TOPK_REGS_VALUES_FROM_KEYS_MIN_N
     add("topk_regs.wgsl.j2", dict(binds=out_binds, wg=wg, tpr=tpr, kk=k,
                                   mode="stage" if stage else "direct", sw=sw, whole=whole,
@@ -849,7 +857,8 @@ class CompiledTopK(base.CompiledOp):
                 # a view that starts mid-word: its rows are not whole words; element loads
                 # (and a thread's 8/16-bit values no longer fill value words)
                 variables = dict(variables, packed=False, word_lanes=False)
-                if variables.get("reg_out") and variables["vwords"]:
+                if variables.get("reg_out") and variables["vwords"] and step.variables[
+                        "word_lanes"]:
                     variables["reg_out"] = False
                 if step.mid_groups:
                     groups = step.mid_groups
