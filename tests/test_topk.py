@@ -557,6 +557,17 @@ def test_regs_outputs(tuned, dtype, axis):
             assert notes["rows_first"] == (axis == 0 and k > 1), notes
 
 
+def register_rows(rng, dtype):
+    """(n, rows of n) for the outputs-from-registers tests: rows of 32 (one unrolled step),
+    77 and 128 (float16: +-0.0 and NaN at every fifth place of every third row)."""
+    for n, rows in ((32, 600), (77, 601), (128, 66)):
+        x = regs_rows(rng, dtype, n, rows)
+        if dtype == "float16" and n == 128:
+            x.view(np.uint16)[::3, ::5] = rng.choice(np.array([0x8000, 0, 0x7E01, 0xFE17],
+                                                              np.uint16), (22, 26))
+        yield n, x
+
+
 @pytest.mark.parametrize("dtype", ["float16", "int8", "float32", "int64"])
 def test_regs_outputs_from_registers(tuned, dtype):
     # a thread a row, rows side by side, their j-th outputs adjacent: each thread writes its
@@ -568,11 +579,9 @@ def test_regs_outputs_from_registers(tuned, dtype):
     d = tuned(**ONE_THREAD)
     small = np.dtype(dtype).itemsize < 4
     rng = rng_for("regs outputs from registers", dtype)
-    for n, rows in ((32, 600), (77, 601), (128, 66)):
-        x = np.ascontiguousarray(regs_rows(rng, dtype, n, rows).T)
-        if dtype == "float16" and n == 128:
-            x.view(np.uint16)[::5, ::3] = rng.choice(np.array([0x8000, 0, 0x7E01, 0xFE17],
-                                                              np.uint16), (26, 22))
+    for n, x in register_rows(rng, dtype):
+        x = np.ascontiguousarray(x.T)  # (rows side by side)
+        rows = x.shape[1]
         xt = dg.asarray(x, device=d)
         for k in (2, 5, 8):
             for direction in ("decreasing", "increasing"):
@@ -605,11 +614,7 @@ def test_regs_stage_outputs_from_registers(tuned, dtype):
     small, wide = np.dtype(dtype).itemsize < 4, np.dtype(dtype).itemsize > 4
     per_word = max(1, 4 // np.dtype(dtype).itemsize)
     rng = rng_for("regs stage outputs from registers", dtype)
-    for n, rows in ((32, 600), (77, 601), (128, 66)):
-        x = regs_rows(rng, dtype, n, rows)
-        if dtype == "float16" and n == 128:
-            x.view(np.uint16)[::3, ::5] = rng.choice(np.array([0x8000, 0, 0x7E01, 0xFE17],
-                                                              np.uint16), (22, 26))
+    for n, x in register_rows(rng, dtype):
         xt = dg.asarray(x, device=d)
         for k in (2, 5, 8):
             for direction in ("decreasing", "increasing"):
