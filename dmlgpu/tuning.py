@@ -1314,6 +1314,19 @@ TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED = 4096
 TOPK_ROWS_CHUNK = 4096
 TOPK_ROWS_CHUNK_SMALL_K = 8
 TOPK_ROWS_CHUNK_PER_K = 1024
+# Over an outer axis, K <= CHUNK_OUTER_MAX_K, at least CHUNK_OUTER_MIN_ROWS rows: chunks
+# CHUNK_OUTER_DIV times shorter (twice the tasks, a chunk's K best cheap to merge). H200,
+# 2026-11-29, first axis, 2^26 elements, GPU us 4096 -> 2048 positions, twice in turns in
+# one process, wgpu-native (Dawn) (bench/results/topk-rows-chunk/h200-{wgpu,dawn}-outer.json):
+# float16 rows of 32768 to 2^21 K = 1 103.5-108.2 -> 98.2-102.1 (103.5-108.3 -> 97.5-100.9),
+# K = 2 116.6-118.0 -> 110.4-111.6 (117.4-118.2 -> 109.9-111.4); float32 K = 1 151.7-160.2 ->
+# 140.5-142.2 (152.9-158.7 -> 141.7-143.7), K = 2 165.3-221.4 -> 154.6-210.8 (167.2-226.2 ->
+# 156.6-215.8): every point faster. K = 8 was mixed in the eighth session's one pass
+# (h200-*-xp7.json: float16 rows of 524288 131.8 -> 133.8 / 131.0 -> 129.8, float32 176.0 ->
+# 169.6), and 8 rows of 2^23 slower at K = 2 (float16 110.7 -> 131.0): 2 and 32.
+TOPK_ROWS_CHUNK_OUTER_DIV = 2
+TOPK_ROWS_CHUNK_OUTER_MAX_K = 2
+TOPK_ROWS_CHUNK_OUTER_MIN_ROWS = 32
 # Largest chunk, and largest K the chunks (and rows of lanes at least CHUNK_PER_K x K long)
 # take: above TOPK_ROWS_MAX_K a long chunk ranks its ~1.4 K candidates at well under a
 # comparison per position. K = 128, "threshold"/"candidates" -> chunks of 32768 (of 16384),

@@ -24,6 +24,7 @@ import dmlgpu as dg
 from dmlgpu import tuning
 from dmlgpu.ops.topk import GATHERED, bitonic_rounds
 from dmlgpu.runtime import dispatch
+from dmlgpu.sizes import ceil_div
 
 
 def compiled(x: dg.Tensor, k: int, axis: int = -1, direction: str = "decreasing",
@@ -803,15 +804,19 @@ def test_rows_chunks_dtypes(tuned, dtype):
     d = tuned(**SMALL_CHUNKS, TOPK_THRESHOLD_LONG_MIN_ROWS=5)
     notes = check(x, 1, -1, "increasing", strategy="threshold", device=d)
     d = tuned(**SMALL_CHUNKS)
-    # an outer axis: lanes over 40 rows side by side, and 3 rows (strided, no lanes)
+    # an outer axis: lanes over 40 rows side by side, and 3 rows (strided, no lanes); K <= 2
+    # over at least TOPK_ROWS_CHUNK_OUTER_MIN_ROWS rows in chunks half as long (of 32)
     x = rows_cases(rng, dtype, 1045, rows=40)
-    for k, direction in ((1, "decreasing"), (3, "increasing"), (32, "decreasing"),
-                         (70, "increasing")):
+    for k, direction in ((1, "decreasing"), (2, "increasing"), (3, "increasing"),
+                         (32, "decreasing"), (70, "increasing")):
         notes = check(np.ascontiguousarray(x.T), k, 0, direction, strategy="rows", device=d)
         assert notes["chunks"] > 1 and notes["interleave"], notes
-    notes = check(np.ascontiguousarray(x[:3].T), 4, 0, "increasing", strategy="rows",
-                  device=d)
-    assert notes["chunks"] > 1 and not notes["interleave"], notes
+        if k <= 3:
+            assert notes["chunks"] == ceil_div(1045, 32 if k <= 2 else 64), notes
+    for k in (2, 4):
+        notes = check(np.ascontiguousarray(x[:3].T), k, 0, "increasing", strategy="rows",
+                      device=d)
+        assert notes["chunks"] == ceil_div(1045, 64) and not notes["interleave"], notes
 
 
 def test_rows_chunks_layouts(tuned):

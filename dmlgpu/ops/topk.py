@@ -620,6 +620,9 @@ def _plan_rows(add, notes, shape: TopKShape, dt, k: int, smem: int, max_wg: int,
         below = (tuning.TOPK_ROWS_CHUNK_BELOW_ROWS if contiguous
                  else tuning.TOPK_ROWS_CHUNK_BELOW_ROWS_STRIDED)
         chunk = tuning.TOPK_ROWS_CHUNK
+        if (k <= tuning.TOPK_ROWS_CHUNK_OUTER_MAX_K and not contiguous
+                and rows >= tuning.TOPK_ROWS_CHUNK_OUTER_MIN_ROWS):
+            chunk //= tuning.TOPK_ROWS_CHUNK_OUTER_DIV
         if k > tuning.TOPK_ROWS_CHUNK_SMALL_K:
             chunk = min(max(chunk, tuning.TOPK_ROWS_CHUNK_PER_K * pow2_ceil(k)),
                         tuning.TOPK_ROWS_CHUNK_MAX)
