@@ -1323,7 +1323,8 @@ TOPK_ROWS_CHUNK_PER_K = 1024
 # 140.5-142.2 (152.9-158.7 -> 141.7-143.7), K = 2 165.3-221.4 -> 154.6-210.8 (167.2-226.2 ->
 # 156.6-215.8): every point faster. K = 8 was mixed in the eighth session's one pass
 # (h200-*-xp7.json: float16 rows of 524288 131.8 -> 133.8 / 131.0 -> 129.8, float32 176.0 ->
-# 169.6), and 8 rows of 2^23 slower at K = 2 (float16 110.7 -> 131.0): 2 and 32.
+# 169.6), and 8 rows of 2^23 slower at K = 2 (float16 110.7 -> 131.0): K up to 2, from 32
+# rows.
 TOPK_ROWS_CHUNK_OUTER_DIV = 2
 TOPK_ROWS_CHUNK_OUTER_MAX_K = 2
 TOPK_ROWS_CHUNK_OUTER_MIN_ROWS = 32
