@@ -858,10 +858,10 @@ class CompiledTopK(base.CompiledOp):
             if xo % self.dt.per_word and (variables.get("packed")
                                            or variables.get("word_lanes")):
                 # a view that starts mid-word: its rows are not whole words; element loads
-                # (and a thread's 8/16-bit values no longer fill value words)
+                # (and a thread's word of rows no longer fills value words: outputs through
+                # workgroup memory)
                 variables = dict(variables, packed=False, word_lanes=False)
-                if variables.get("reg_out") and variables["vwords"] and step.variables[
-                        "word_lanes"]:
+                if variables.get("reg_out") and step.variables["word_lanes"]:
                     variables["reg_out"] = False
                 if step.mid_groups:
                     groups = step.mid_groups
