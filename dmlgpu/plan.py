@@ -388,6 +388,15 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     in_pass = in_pass or pack
     vstore = vstore and split == 1
     word_rows = word_rows if split == 1 else 0  # (a thread keys a whole row: one split)
+    # ... and COL_REPS groups of them a thread, a workgroup's width apart, in columns of
+    # up to COL_REPS_MAX_RED elements, where one split leaves COL_REPS_MIN_THREADS threads or
+    # more (not ragged, not joined rows)
+    reps = 1
+    if (vout > 1 and split == 1 and not ragged and not col_join and sink == "index"
+            and n_red <= tuning.COL_REPS_MAX_RED):
+        most = tuning.COL_REPS.get(webgpu, {}).get(dt.bits, 1)
+        reps = pow2_floor(max(1, min(most, threads // tuning.COL_REPS_MIN_THREADS)))
+        groups = ceil_div(threads, wg * reps)
     merge = "col" if n_out >= tuning.MERGE_COL_MIN_OUT else "row"
     # partials split-major where a thread per output merges them (its warp's loads
     # neighbouring entries), output-major where a workgroup per output does (one pass
@@ -479,6 +488,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                  **(dict(cols=inner) if strategy == "lanes" else {}),
                                  **(dict(col_words=col_words, col_join=col_join,
                                          word_rows=word_rows, vstore=vstore, ragged=ragged,
+                                         reps=reps,
                                          **(dict(dst_vec=vec_words) if vstore else {}))
                                     if vout > 1 else {})),
                   dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],
@@ -507,7 +517,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                  tally_codes=bool(fuse.get("tally_codes")),
                  threads_per_row=tpr if strategy in ("row", "lanes") else 0,
                  packed=packed or tilecol or strategy == "lanes" or col_words,
-                 row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun)
+                 row_groups=ry, outputs_per_thread=vout, lanes_per_output=wrun,
+                 col_reps=reps if vout > 1 else 1)
     return Plan(steps, partial_bytes, notes, tally_words * 4)
 
 

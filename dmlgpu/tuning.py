@@ -624,6 +624,28 @@ TILECOL_JOIN = {8: 64, 16: 64}
 # gained (uint8 (16, 4096, 2048) over axis 0 95.3 -> 78.4, float16 126.0 -> 116.1): COL_VOUT
 # stays, COL_VOUT_WORDS above takes longer columns; 16 a thread lost everywhere.
 COL_VSTORE = True
+# ... and COL_REPS[implementation][bits] groups of COL_VOUT outputs a thread, a workgroup's
+# width apart (each warp's loads and stores stay contiguous runs), in columns of at most
+# COL_REPS_MAX_RED elements, where one split leaves COL_REPS_MIN_THREADS threads or more:
+# more bytes in flight a thread, its fixed costs shared. Before it, two-element columns over
+# 2^25 outputs took the time of a copy of 8M vectors whatever their dtype (uint8 at 66-73%
+# of a copy's bandwidth): a thread's share, not bytes, bound them. H200, 2026-11-29, ArgMax
+# GPU us, 1 / 2 / 4 / 8 groups a thread, in turns in one process (1 and 4 twice on
+# wgpu-native, 1 twice on Dawn), bench/results/argreduce-col-reps/h200-{wgpu,dawn}-reps.json:
+# (2, 4096, 8192) over axis 0, wgpu-native: uint8 75.0 / 65.7 / 61.2 / 71.5 (70 -> 85% of a
+# copy at 4), float16 89.2 / 78.9 / 77.7 / 85.3, float32 104.3 / 96.6 / 103.9 / 107.7, int64
+# 164.8 / 155.1 / 159.0 / 162.5; Dawn uint8 72.0 / 58.1 / 60.2 / 85.6 (73 -> 92% at 2),
+# float16 86.7 / 76.5 / 81.2 / 129.3, float32 104.8 / 99.3 / 105.1, int64 165.6 / 158.8 /
+# 160.4. (2, 256, 256, 1024) over axis 0 alike (wgpu-native uint8 143.5 -> 115.4 at 4, Dawn
+# 138.9 -> 110.9 at 2). Rows of 2, (8192, 4096, 2) over axis 2: uint8 79.7 / 70.8 / 68.3 /
+# 80.9 (wgpu-native), 79.8 / 66.1 / 67.1 / 92.5 (Dawn); float16 70.9 -> 67.9-68.5; float32
+# best at 2 (103.3 -> 97.9; 109.0 at 4); int64 157.1 / 159.7 / 168.3 on wgpu-native (Dawn
+# 157.8 / 158.1). Longer columns mixed (COL_REPS_MAX_RED): rows of 4, (4096, 4096, 4) over
+# axis 2, uint8 36.2 / 35.9 / 37.2, float16 53.8 / 51.6 / 52.7; sixteen-element columns,
+# (16, 4096, 2048) over axis 0, float16 110.8 / 111.7 / 119.3, uint8 74.6 / 73.4 / 80.6.
+COL_REPS = {"wgpu": {8: 4, 16: 4, 32: 2, 64: 2}, "dawn": {8: 2, 16: 2, 32: 2, 64: 2}}
+COL_REPS_MAX_RED = 2
+COL_REPS_MIN_THREADS = COL_TARGET_THREADS
 # 8/16-bit column plans ("tilecol"): a thread per word of neighbouring outputs, TILECOL_WX
 # words side by side (a warp reads one row's 128 bytes), the rest of the workgroup's threads
 # as row groups over the reduced range, at least TILECOL_MIN_ROWS rows each. H100,

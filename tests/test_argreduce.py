@@ -1264,6 +1264,78 @@ def test_column_vector_stores(tuned, dtype, vout):
     check(x, 0, tensor=dg.asarray(x, device=d), combos=HALF)
 
 
+@pytest.mark.parametrize("reps", [2, 4])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_column_groups_per_thread(tuned, dtype, reps):
+    """Column plans with COL_REPS groups of COL_VOUT outputs a thread, a workgroup's width
+    apart: whole words of columns, element loads (rows of 2 and 3, strided kept dims that do
+    not merge, a view starting mid-word), rows of whole words; outputs that end inside a
+    thread's later groups (those groups loaded but never stored), int64 indices, out= at an
+    offset that is no whole vector (scalar stores) and strided; the groups asserted, and the
+    rule's floor on threads."""
+    every = dict.fromkeys(("wgpu", "dawn"), dict.fromkeys((8, 16, 32, 64), reps))
+    d = tuned(COL_REPS=every, COL_REPS_MIN_THREADS=1, COL_REPS_MAX_RED=64,
+              COL_VOUT_WORDS={}, TILECOL_MIN_RED=64, ROWS_TARGET_THREADS=1, ARG_STAGE_WORDS={},
+              ARG_STAGE_ODD=False)
+    rng = rng_for("reps", dtype, reps)
+    pw = 4 // min(4, np.dtype(dtype).itemsize)
+    wg = tuning.REDUCE_WG
+    # (shape, axes, a view): outputs past a workgroup's reps * wg * vout, not a multiple of it
+    cases = [((2, 2 * wg * 4 * reps + 4 * 37), (0,)), ((9000, 2), (1,)), ((6000, 3), (1,)),
+             ((3000, 4), (1,)), ((5, 12, 1600), (0,))]
+    for shape, axes in cases:
+        x = random_values(rng, shape, dtype)
+        t = dg.asarray(x, device=d)
+        op = compile_arg(d, dtype, shape, axes)
+        notes = op.plan.notes
+        assert (notes["strategy"], notes["col_reps"]) == ("col", reps), (shape, notes)
+        assert op.plan.steps[0].variables["reps"] == reps
+        check(x, axes, tensor=t, combos=combos_for(dtype))
+        check(x, axes, tensor=t, combos=HALF, index_dtype="int64")
+        if shape[-1] == 1600:  # kept (12, 800) with strides (1600, 2): two kept dims
+            check(x[..., ::2], axes, tensor=t[..., ::2], combos=HALF)
+        for off in range(1, pw):  # views starting mid-word: element loads
+            check(x, axes, tensor=at_offset(x, off, d), combos=HALF)
+        out = tuple(1 if i in axes else n for i, n in enumerate(shape))
+        n_out = int(np.prod(out))
+        # (into a larger buffer: what lies past the outputs, where a thread's last groups
+        # would land, stays as it was)
+        host = np.full(1 + n_out + 4 * wg * 4 * reps, 0xA5A5A5A5, np.uint32)
+        flat = dg.asarray(host, device=d)
+        got = dg.argmin(t, axes, index_dtype="uint32", out=flat[1:1 + n_out].reshape(out))
+        assert_same(got, arg_reference(x, axes, "min", False, "uint32"))
+        after = flat.numpy()
+        assert after[0] == host[0] and (after[1 + n_out:] == host[1 + n_out:]).all(), shape
+        wide = dg.empty(out[:-1] + (2 * out[-1],), "uint32", device=d)
+        got = dg.argmax(t, axes, index_dtype="uint32", out=wide[..., ::2])
+        assert_same(got, arg_reference(x, axes, "max", False, "uint32"))
+    # fewer threads than reps * COL_REPS_MIN_THREADS: fewer groups a thread
+    d = tuned(COL_REPS=every, COL_REPS_MIN_THREADS=1000, TILECOL_MIN_RED=64)
+    vout = tuning.COL_VOUT[np.dtype(dtype).itemsize * 8]
+    x = random_values(rng, (2, vout * (1000 * reps - 1)), dtype)  # (reps - 1) * 1000 threads+
+    assert compile_arg(d, dtype, x.shape, (0,)).plan.notes["col_reps"] == reps // 2
+    check(x, 0, tensor=dg.asarray(x, device=d), combos=HALF)
+
+
+def test_column_groups_rule():
+    """The tuned rule (plans only): two-element columns and rows of 2 over 2^22 outputs take
+    the implementation's COL_REPS groups a thread; three-element ones (past
+    COL_REPS_MAX_RED), ragged ones and Hardmax's one-hot columns take one."""
+    d = dg.Device()
+    for dtype in ALL_DTYPES:
+        most = tuning.COL_REPS[d.webgpu][np.dtype(dtype).itemsize * 8]
+        assert most > 1, (d.webgpu, dtype)
+        for shape, axes in (((2, 1 << 22), (0,)), ((1 << 22, 2), (1,))):
+            assert compile_arg(d, dtype, shape, axes).plan.notes["col_reps"] == most, shape
+        for shape, axes in (((3, 1 << 22), (0,)), ((2, (1 << 22) + 1), (0,))):
+            notes = compile_arg(d, dtype, shape, axes).plan.notes
+            assert notes["strategy"] == "col" and notes["col_reps"] == 1, (shape, notes)
+        if dtype in ("float32", "float16"):
+            t = dg.TensorDesc(dtype, (2, 1 << 22))
+            op = d.compile(dg.Hardmax1Desc(t, t, (0,)))
+            assert all(s.variables.get("reps", 1) == 1 for s in op.plan.steps)
+
+
 @pytest.mark.parametrize("vstore", [False, True], ids=["scalar", "vector"])
 @pytest.mark.parametrize("vout", [2, 4, 8])
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
