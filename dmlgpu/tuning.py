@@ -406,7 +406,9 @@ PACKED_ROW_CHUNK_WORDS = 32768
 # over every axis 81 / 77 / 85 / 79%; float16 (2, 256, 256, 1024) over (1, 3) 87 / 92 / 92 /
 # 88%; the 2^26-element points within a point or two either way. 256 cut too deep
 # (uint8 over (0, 1, 3) of (2, 256, 256, 1024) 83 -> 76%). Not for "lanes" plans (float16
-# (8192, 4096, 2) over (0, 1) 79 -> 76% at 512).
+# (8192, 4096, 2) over (0, 1) 79 -> 76% at 512). H200, 2026-11-29, again with 1024 and 2048
+# (bench/results/argreduce-h200-groups/, both implementations): even or slower (float16
+# (2, 256, 256, 1024) over (1, 2, 3) 66.2 -> 70.4-70.9 us, uint8 within 1 us): 512 stays.
 PACKED_ROW_GROUPS = 512
 # ArgMin's loops over 8/16-bit integer words, by dtype, in these strategies: the least of
 # the lanes' codes unflipped (dtypes.lanes_min), complemented once a tile, instead of every
