@@ -33,6 +33,15 @@ from .steps import timer_kind
 torch = clocks.hold()  # (None: no torch on CUDA, our times only)
 
 
+def _int_keys(v):
+    """JSON's string keys that are numbers as ints, at any depth (COL_VOUT's keys are bit
+    widths, COL_REPS's under each implementation's name)."""
+    if not isinstance(v, dict):
+        return v
+    return {int(a) if isinstance(a, str) and a.isdigit() else a: _int_keys(b)
+            for a, b in v.items()}
+
+
 def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[dict]:
     """Every config's points; written to `out` after each pass too (a run cut short keeps
     the passes it finished)."""
@@ -47,10 +56,7 @@ def sweep(impl: str, configs: list, spec: dict, out: str | None = None) -> list[
         for ci, (name, cfg, *over) in enumerate(passes + list(configs)):
             sp = dict(spec, **(over[0] if over else {}))
             for k, v in {**defaults, **cfg}.items():
-                if isinstance(v, dict):  # (JSON keys are strings: COL_VOUT's are bit widths)
-                    v = {int(a) if isinstance(a, str) and a.isdigit() else a: b
-                         for a, b in v.items()}
-                setattr(tuning, k, v)
+                setattr(tuning, k, _int_keys(v))
             dev = dg.Device(webgpu=impl)  # plans are cached per device: one per config
             prog = report.Progress(0)
             runner = Runner(dev, quick=False, timer=timer_kind(dev),

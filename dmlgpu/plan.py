@@ -278,6 +278,16 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                  and n_red // pw <= tuning.ARG_WORD_ROWS_MAX_WORDS
                  and reds[0].strides[0] == 1 and all(d.strides[0] % pw == 0 for d in kept)
                  else 0)
+    # ... and rows shorter than a word back to back (8-bit rows of 2: two to a word), each
+    # thread's group of rows from a word's start (every other kept stride whole words; the
+    # offset: when bound): a word's lanes keyed at once, each row's best of its own lanes
+    # (ARG_SUB_ROWS; the template variable: rows a word, 0 for none)
+    sub_rows = (pw // n_red if vout > 1 and tuning.ARG_SUB_ROWS and sink == "index"
+                and pw > 1 and len(reds) == 1 and n_red < pw and pw % n_red == 0
+                and reds[0].strides[0] == 1 and kept[-1].strides[0] == n_red
+                and vout % (pw // n_red) == 0 and not ragged
+                and all(d.strides[0] % pw == 0 for d in kept[:-1])
+                else 0)
     # ... their indices stored as whole vectors where they are neighbours in the output (the
     # inner kept dim contiguous there, every other output stride whole vectors; the offset:
     # when bound), the result written by this pass (one split, no merge in the pass: below)
@@ -388,6 +398,7 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     in_pass = in_pass or pack
     vstore = vstore and split == 1
     word_rows = word_rows if split == 1 else 0  # (a thread keys a whole row: one split)
+    sub_rows = sub_rows if split == 1 else 0
     # ... and COL_REPS groups of them a thread, a workgroup's width apart, in columns of
     # up to COL_REPS_MAX_RED elements, where one split leaves COL_REPS_MIN_THREADS threads or
     # more (not ragged, not joined rows)
@@ -487,8 +498,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                  idx_words=idx_words, unroll=unroll,
                                  **(dict(cols=inner) if strategy == "lanes" else {}),
                                  **(dict(col_words=col_words, col_join=col_join,
-                                         word_rows=word_rows, vstore=vstore, ragged=ragged,
-                                         reps=reps,
+                                         word_rows=word_rows, sub_rows=sub_rows,
+                                         vstore=vstore, ragged=ragged, reps=reps,
                                          **(dict(dst_vec=vec_words) if vstore else {}))
                                     if vout > 1 else {})),
                   dict(dims, rsize=[d.size for d in walked], rin=[d.strides[0] for d in walked],
@@ -497,7 +508,8 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                   groups, "input", "output" if split == 1 or in_pass else "partials",
                   mid_word=(dict(packed_rows=False, **walk_mid) if packed and len(reds) > 1 else
                             dict(col_words=False) if col_words else
-                            dict(word_rows=0) if word_rows else None),
+                            dict(word_rows=0) if word_rows else
+                            dict(sub_rows=0) if sub_rows else None),
                   tally=tally_words > 0,
                   out_align=(vec_elems, dict(vstore=False, dst_vec=1)) if vstore else None,
                   in_align=(VEC_WORDS * pw, dict(src_vec=1)) if vload else None)]

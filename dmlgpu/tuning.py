@@ -519,6 +519,14 @@ ARG_WORD_ROWS = True
 # controls (float16 rows of 8 and 12, staged; uint8 rows of 4 and of 6, not whole words)
 # within 1 us.
 ARG_WORD_ROWS_MAX_WORDS = 3
+# ... and rows shorter than a word back to back (8-bit rows of 2, two to a word) likewise,
+# each row the best of its own lanes, instead of two element loads a row. H200, 2026-11-29,
+# GPU us off / on / on with 2 groups a thread (wgpu-native's 8-bit COL_REPS is 4) / off /
+# on in one process (bench/results/argreduce-sub-rows/h200-{wgpu,dawn}-sub.json): (8192,
+# 4096, 2) over axis 2, uint8 ArgMax 68.3 / 54.0 / 54.2 / 68.5 / 54.0 (76 -> 96% of a copy),
+# int8 72.0 -> 54.1, Dawn 66.0 -> 53.2 (80 -> 100%), int8 69.6 -> 53.2; ArgMin alike; (1024,
+# 1024, 2) 5.2 -> 4.3-4.6; rows of 4 (word rows, the control) within 0.4 us.
+ARG_SUB_ROWS = True
 ARG_STAGE_ODD_WORDS = {8: (9, 32), 16: (5, 16)}
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]

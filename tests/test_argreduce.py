@@ -1317,6 +1317,56 @@ def test_column_groups_per_thread(tuned, dtype, reps):
     check(x, 0, tensor=dg.asarray(x, device=d), combos=HALF)
 
 
+@pytest.mark.parametrize("reps", [1, 4])
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+def test_sub_word_rows(tuned, dtype, reps):
+    """8-bit rows of 2 back to back, two to a word, read a word at a time (ARG_SUB_ROWS):
+    ties within a row (the direction picks), the type's extremes, one and four groups a
+    thread, two kept dims of whole words; views starting mid-word (half a word included:
+    element loads), reversed kept or reduced dims, kept strides of half a word and ragged
+    outputs take the element loads; int64 indices and out= at an offset. The path asserted."""
+    every = dict.fromkeys(("wgpu", "dawn"), dict.fromkeys((8, 16, 32, 64), reps))
+    d = tuned(COL_REPS=every, COL_REPS_MIN_THREADS=1, ROWS_TARGET_THREADS=1,
+              ARG_STAGE_WORDS={}, ARG_STAGE_ODD=False, TILECOL_MIN_RED=64)
+    rng = rng_for("subrows", dtype, reps)
+    info = np.iinfo(dtype)
+    seen = spy_variables(d, lambda v: v.get("sub_rows"))
+
+    def rows(shape):
+        x = random_values(rng, shape, dtype)
+        flat = x.reshape(-1, 2)
+        flat[::5, 1] = flat[::5, 0]  # ties
+        flat[1::7] = (info.max, info.max)
+        flat[2::7] = (info.min, info.max)
+        flat[3::7] = (info.max, info.min)
+        return x
+
+    for shape, view, sub in (((9000, 2), None, 2), ((6, 1000, 2), None, 2),
+                             ((12, 1000, 2), np.s_[::2], 2), ((7, 999, 2), None, 0),
+                             ((5, 999, 2), np.s_[:, :996], 0), ((9000, 2), np.s_[::-1], 0),
+                             ((9000, 2), np.s_[:, ::-1], 0)):
+        x = rows(shape)
+        t = dg.asarray(x, device=d)
+        if view is not None:
+            x, t = x[view], t[view]
+        seen.clear()
+        check(x, x.ndim - 1, tensor=t, combos=ALL_COMBOS)
+        assert set(seen) == {sub}, (shape, view, seen)
+        if sub:
+            check(x, x.ndim - 1, tensor=t, combos=HALF, index_dtype="int64")
+            out = x.shape[:-1] + (1,)
+            n_out = int(np.prod(out))
+            flat = dg.empty((3 + n_out,), "uint32", device=d)
+            got = dg.argmax(t, x.ndim - 1, axis_direction="decreasing",
+                            out=flat[3:].reshape(out))
+            assert_same(got, arg_reference(x, (x.ndim - 1,), "max", True, "uint32"))
+    x = rows((4000, 2))
+    for off in (1, 2, 3):  # (half a word in too: the thread's first row not on a word)
+        seen.clear()
+        check(x, 1, tensor=at_offset(x, off, d), combos=ALL_COMBOS)
+        assert 0 in seen, (off, seen)  # (the variant bound; the plan's own is compiled too)
+
+
 def test_column_groups_rule():
     """The tuned rule (plans only): two-element columns and rows of 2 over 2^22 outputs take
     the implementation's COL_REPS groups a thread; three-element ones (past
