@@ -655,6 +655,9 @@ COL_VSTORE = True
 # (16, 4096, 2048) over axis 0, float16 110.8 / 111.7 / 119.3, uint8 74.6 / 73.4 / 80.6.
 COL_REPS = {"wgpu": {8: 4, 16: 4, 32: 2, 64: 2}, "dawn": {8: 2, 16: 2, 32: 2, 64: 2}}
 COL_REPS_MAX_RED = 2
+# (the column plans' own target, not measured apart: every point above has 2^21 threads or
+# more before the groups but (2, 1024, 1024), 2^19, where 2 to 8 groups were even or up to
+# 0.9 us faster)
 COL_REPS_MIN_THREADS = COL_TARGET_THREADS
 # 8/16-bit column plans ("tilecol"): a thread per word of neighbouring outputs, TILECOL_WX
 # words side by side (a warp reads one row's 128 bytes), the rest of the workgroup's threads
