@@ -256,7 +256,8 @@ def test_views_strategy_matches_numpy(dev, dtype):
 # Under SMALL, tensors of a few thousand elements take every ArgMax/ArgMin plan: rows
 # shared by TPR threads, a workgroup per output, interleaved lanes, columns a thread per
 # output, several neighbouring outputs (COL_VOUT; the last thread's ragged, stored as
-# vectors, rows not on a word joined) or a word of outputs with row groups
+# vectors, rows not on a word joined; two-element columns in several groups a thread) or a
+# word of outputs with row groups
 # ("tilecol"), packed rows, short rows staged through workgroup memory (blocks of 64 words,
 # rows of any number of words, 8/16-bit rows not whole words), splits merged by a workgroup
 # or a thread per output (each the plan a large tensor of that layout gets), rows' partial
@@ -266,6 +267,7 @@ def test_views_strategy_matches_numpy(dev, dtype):
 SMALL = dict(ROW_MIN_RED=64, HARDMAX_ROW_MIN_RED=16, MIN_ROW_CHUNK=64, MIN_COL_CHUNK=4,
              TILECOL_MIN_ROWS=4, ARG_TILECOL_MIN_ROWS=4, ARG_TILECOL_RUN_MIN_ROWS={},
              TARGET_THREADS=1 << 12, COL_TARGET_THREADS=1 << 12, ROWS_TARGET_THREADS=1 << 12,
+             COL_REPS_MIN_THREADS=8,
              MERGE_COL_MIN_OUT=16, PACKED_ROW_CHUNK_WORDS=16, PACKED_ROW_GROUPS=8, ROWS_BYTES=16,
              ARG_ROWS_BYTES={}, TILECOL_MIN_INNER_BITS=32, INTERLEAVE_BELOW_BITS=256,
              ARG_STAGE_BLOCK_WORDS=64, ARG_STAGE_MIN_WG=2, ARG_STAGE_ANY_WORDS=True,
@@ -368,7 +370,8 @@ def test_small_tuning_reaches_every_plan():
                                    ("float32", (40, 40), (0,)), ("float32", (70, 13), (0,)),
                                    ("uint8", (12, 12, 12, 12), (0, 2)),
                                    ("float32", (40, 16), (1,)), ("uint8", (40, 7), (1,)),
-                                   ("float32", (3, 4098), (0,)), ("uint8", (5, 4099), (0,))):
+                                   ("float32", (3, 4098), (0,)), ("uint8", (5, 4099), (0,)),
+                                   ("uint8", (2, 64), (0,))):
             out = tuple(1 if i in axes else n for i, n in enumerate(shape))
             op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, shape),
                                          dg.TensorDesc("uint32", out), axes))
@@ -382,11 +385,11 @@ def test_small_tuning_reaches_every_plan():
                 v = op.plan.steps[0].variables
                 if n["outputs_per_thread"] > 1:
                     seen |= {("ragged", v["ragged"]), ("vector stores", v["vstore"]),
-                             ("joined words", v["col_join"])}
+                             ("joined words", v["col_join"]), ("groups", n["col_reps"] > 1)}
             if n["strategy"] == "stage":
                 seen.add(("odd rows", op.plan.steps[0].variables["odd_rows"]))
     assert {"row", "col", "tilecol", "interleave", "stage", ("split", True), ("merge", "row"),
             ("merge", "col"), ("rows", True), ("outputs a thread", True),
             ("outputs a thread", False), ("odd rows", True), ("odd rows", False),
             ("ragged", True), ("ragged", False), ("vector stores", True),
-            ("joined words", True)} <= seen, seen
+            ("joined words", True), ("groups", True)} <= seen, seen
