@@ -588,6 +588,10 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
     odd = red.n_red * dt.bits % 32 != 0
     per_unit = dt.per_word if odd else 1  # rows
     units = wg * thread_words // slots  # a workgroup's
+    # rows of whole vectors, a power of two words each (so each thread's and each block's
+    # share whole vectors), read and staged a vector at a time (the offset: when bound)
+    vec = (tuning.ARG_STAGE_VEC and not odd and slots == words and words % VEC_WORDS == 0
+           and wg & (wg - 1) == 0)
     groups = ceil_div(ceil_div(red.n_out, per_unit), units)
     variables = dict(dt=dt, op=op, descending=descending, strategy="stage", source="input",
                      sink="index", wg=wg, stage_words=thread_words, row_slots=slots,
@@ -596,15 +600,18 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
                      red2=False, smajor=False, tally=False, wg_pack=0,
                      nan_by_tile=_nan_by_tile(dt),
                      min_fold=_min_fold(op, dt, "stage"),
+                     src_vec=VEC_WORDS if vec else 1,
                      **extra)
     params = dict(_dims(red.kept, red.red), n_out=red.n_out, n_red=red.n_red,
                   chunk=red.n_red, n_split=1, n_groups=groups)
     step = Step(template, variables, params, groups, "input", "output",
-                mid_word=dict(joined=True) if dt.per_word > 1 else None)
+                mid_word=dict(joined=True) if dt.per_word > 1 else None,
+                in_align=(VEC_WORDS * 32 // dt.bits, dict(src_vec=1)) if vec else None)
     notes = dict(strategy="stage", split=1, chunk=red.n_red, tally_merge=False, tally_pack=False,
                  tally_codes=False,
                  threads_per_row=1, packed=dt.per_word > 1, row_groups=1,
-                 outputs_per_thread=thread_words // slots * per_unit, lanes_per_output=1)
+                 outputs_per_thread=thread_words // slots * per_unit, lanes_per_output=1,
+                 stage_vec=vec)
     return Plan([step], 0, notes)
 
 

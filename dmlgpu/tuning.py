@@ -471,6 +471,10 @@ ARG_MIN_FOLD_WG_PACK_RUNS = True
 # float16 rows of 64 (32 words) through the row plan's vector loads instead ({16: (4, 16)};
 # H100, 2026-11-27, bench/results/argreduce-knobs-20261127/h100-{wgpu,dawn}-sw.json):
 # (128, 128, 128, 64) over axis 3 114.1 -> 130.6 us (wgpu-native), 118.4 -> 135.6 (Dawn).
+# 64 and 128 threads at least against 32 (H100, 2026-12-07, ArgMax over 2^27 elements,
+# bench/results/argreduce-stage-wg/h100-{wgpu,dawn}-wg.json): float16 rows of 64 106.8 / 106.0
+# / 107.9 us (Dawn 107.9 / 109.0 / 111.0), int64 rows of 32 425.7 / 422.4 / 510.6, float32
+# rows of 32 207.5 / 203.4 / 209.1 (Dawn 208.6 / 211.2 / 216.2): 32 kept.
 ARG_STAGE_WORDS = {8: (4, 32), 16: (4, 32), 32: (4, 32), 64: (8, 64)}
 ARG_STAGE_BLOCK_WORDS = 1024
 ARG_STAGE_THREAD_WORDS = 8
@@ -528,6 +532,11 @@ ARG_WORD_ROWS_MAX_WORDS = 3
 # 1024, 2) 5.2 -> 4.3-4.6; rows of 4 (word rows, the control) within 0.4 us.
 ARG_SUB_ROWS = True
 ARG_STAGE_ODD_WORDS = {8: (9, 32), 16: (5, 16)}
+# Staged rows of a power of two words, whole vectors of 4 (plan._stage_rows), read from the
+# input and through workgroup memory a vector at a time, a pad vector every max(8, a
+# thread's vectors) instead of the scalar layout's swizzle: 4x fewer loads and stores a
+# word, no bank arithmetic an access. UNMEASURED-YET
+ARG_STAGE_VEC = True
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
 # neighbouring outputs a thread (where the innermost kept dim is a multiple of it). Rows of

@@ -2615,6 +2615,60 @@ def test_staged_rows_any_words(tuned, dtype):
         d = tuned(ARG_STAGE_ANY_WORDS=True)
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_staged_rows_vectors(tuned, dtype):
+    """ARG_STAGE_VEC: staged rows of a power of two words, whole vectors of 4, read and staged
+    a vector at a time (the plan's variables and notes asserted): whole workgroups and a last
+    one of a few rows, ties, NaN, extremes, both ops and directions, 64-bit indices; a view
+    starting a row in (whole vectors still), and views starting inside a vector (an element
+    in, a word in, half a vector in) take the scalar variant (src_vec 1, asserted by a spy on
+    the pipeline cache) and stay exact; rows of no power of two of words, or
+    ARG_STAGE_VEC off take the scalar layout."""
+    bits = np.dtype(dtype).itemsize * 8
+    pw = max(1, 32 // bits)
+    lo, hi = tuning.ARG_STAGE_WORDS[bits]
+    rng = rng_for("staged vectors", dtype)
+    d = tuned(ARG_STAGE_VEC=True)
+    for words in (w for w in (4, 8, 16, 32, 64) if lo <= w <= hi):
+        n = words * 32 // bits
+        _, thread_words, wg, per_group = stage_layout(words)
+        op = compile_arg(d, dtype, (2 * per_group + 9, n), (1,))
+        v = op.plan.steps[0].variables
+        assert (op.plan.notes["strategy"], op.plan.notes["stage_vec"], v["src_vec"], v["wg"],
+                op.plan.steps[0].n_groups) == ("stage", True, 4, wg, 3), (words, op.plan.notes)
+        x = stage_rows_input(rng, 2 * per_group + 9, n, dtype)
+        t = dg.asarray(x, device=d)
+        seen = spy_variables(d, lambda v: v.get("src_vec"))
+        try:
+            check(x, 1, tensor=t, combos=combos_for(dtype))
+            check(x, 1, tensor=t, combos=HALF[:1], index_dtype="int64")
+            check(x[1:], 1, tensor=t[1:], combos=HALF)  # (a row in: whole vectors)
+            check(x[: per_group - 1], 1, tensor=t[: per_group - 1], combos=HALF[:1])
+        finally:
+            del d.pipelines.get
+        assert set(seen) == {4}, seen
+        # views inside a vector: an element (mid-word where pw > 1), a word, half a vector
+        offsets = sorted({1, pw, 2 * pw} - {4 * pw}) if bits < 64 else [1]
+        seen = spy_variables(d, lambda v: v.get("src_vec"))
+        try:
+            for off in offsets:
+                check(x, 1, tensor=at_offset(x, off, d), combos=HALF)
+        finally:
+            del d.pipelines.get
+        assert set(seen) == {1}, (offsets, seen)
+    # the scalar layout: rows not a power of two words, ARG_STAGE_VEC off
+    n = (6 if lo <= 6 <= hi else 12) * 32 // bits
+    op = compile_arg(d, dtype, (300, n), (1,))
+    assert op.plan.notes["strategy"] == "stage" and op.plan.steps[0].variables["src_vec"] == 1
+    words = max(lo, 4)
+    n = words * 32 // bits
+    off = tuned(ARG_STAGE_VEC=False)
+    op = compile_arg(off, dtype, (300, n), (1,))
+    assert (op.plan.notes["stage_vec"], op.plan.steps[0].variables["src_vec"]) == (False, 1)
+    x = stage_rows_input(rng, 300, n, dtype)
+    check(x, 1, tensor=dg.asarray(x, device=off), combos=HALF)
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "float16"])
 def test_wg_pack_tile_columns(tuned, dtype):
     """ARG_WG_PACK_TILECOL: tile columns of the listed dtypes on the listed implementation take
