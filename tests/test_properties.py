@@ -388,8 +388,10 @@ def test_small_tuning_reaches_every_plan():
                              ("joined words", v["col_join"]), ("groups", n["col_reps"] > 1)}
             if n["strategy"] == "stage":
                 seen.add(("odd rows", op.plan.steps[0].variables["odd_rows"]))
+                seen.add(("stage vectors", op.plan.steps[0].variables["src_vec"] > 1))
     assert {"row", "col", "tilecol", "interleave", "stage", ("split", True), ("merge", "row"),
             ("merge", "col"), ("rows", True), ("outputs a thread", True),
             ("outputs a thread", False), ("odd rows", True), ("odd rows", False),
             ("ragged", True), ("ragged", False), ("vector stores", True),
-            ("joined words", True), ("groups", True)} <= seen, seen
+            ("joined words", True), ("groups", True), ("stage vectors", True),
+            ("stage vectors", False)} <= seen, seen
