@@ -535,7 +535,13 @@ ARG_STAGE_ODD_WORDS = {8: (9, 32), 16: (5, 16)}
 # Staged rows of a power of two words, whole vectors of 4 (plan._stage_rows), read from the
 # input and through workgroup memory a vector at a time, a pad vector every max(8, a
 # thread's vectors) instead of the scalar layout's swizzle: 4x fewer loads and stores a
-# word, no bank arithmetic an access. UNMEASURED-YET
+# word, no bank arithmetic an access (the plan's time follows the SM clock, not the
+# memory). H100, 2026-12-07, ArgMax over 2^27 elements, scalar -> vector twice in turns,
+# GPU us, wgpu-native (Dawn) (bench/results/argreduce-stage-vec/h100-{wgpu,dawn}-vec.json):
+# float16 rows of 64 106.0 -> 99.6 (107.0 -> 101.1), 87 -> 93% of a copy; ArgMin there
+# 107.5 -> 100.2; float16 rows of 32 102.8 -> 99.8 (104.2 -> 100.7); float32 rows of 32
+# 204.9 -> 193.6 (206.7 -> 195.4), 89 -> 95%; the control (float32 rows of 64, row plan)
+# within 0.3 us.
 ARG_STAGE_VEC = True
 MIN_COL_CHUNK = 64  # elements per thread
 # Column plans of one reduced dim up to COL_VOUT_MAX_RED elements: COL_VOUT[bits]
