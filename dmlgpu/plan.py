@@ -581,7 +581,8 @@ def _stage_rows(red: Reduction, dt, op: str, descending: bool, idx_words: int, w
     words): one pass, a workgroup stages ARG_STAGE_BLOCK_WORDS places of whole units (at
     least ARG_STAGE_MIN_WG threads' worth; a unit takes the power of two of places at or
     above its words), each thread reduces the rows of its max(ARG_STAGE_THREAD_WORDS, unit
-    places) places from there."""
+    places) places from there; rows of a power of two words, whole vectors, a vector a load
+    and a place (ARG_STAGE_VEC)."""
     slots = pow2_ceil(words)
     thread_words = max(tuning.ARG_STAGE_THREAD_WORDS, slots)
     wg = max(tuning.ARG_STAGE_MIN_WG, tuning.ARG_STAGE_BLOCK_WORDS // thread_words)
