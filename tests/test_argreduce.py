@@ -2202,18 +2202,25 @@ def test_windows_tile_columns(windowed_dev, dtype):
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "int64"])
 def test_windows_staged_rows(windowed_dev, dtype):
     """Staged rows (16 words each) over an input of several windows, a block's loads
-    crossing from one to the next; a view starting one row in, and for 8/16-bit types one
-    element in (joined words from two windows); 64-bit indices over several windows."""
+    crossing from one to the next (the scalar layout: vectors need one binding); a view
+    starting one row in, and for 8/16-bit types one element in (joined words from two
+    windows); 64-bit indices over several windows."""
     n = 16 * 4 // np.dtype(dtype).itemsize
     rows = 5 * windowed_dev.window_bytes // (n * np.dtype(dtype).itemsize) + 37
     x = stage_rows_input(rng_for("win-stage", dtype), rows, n, dtype)
     t = dg.asarray(x, device=windowed_dev)
     assert n_windows(t, windowed_dev) >= 5
     assert arg_notes(windowed_dev, dtype, x.shape, (1,))["strategy"] == "stage"
-    check(x, 1, tensor=t, combos=HALF)
-    check(x[1:], 1, tensor=t[1:], combos=HALF[:1], index_dtype="int64")
-    if np.dtype(dtype).itemsize < 4:
-        check(x, 1, tensor=at_offset(x, 1, windowed_dev), combos=HALF[1:])
+    seen = spy_variables(windowed_dev, lambda v: (v["n_in_win"], v.get("src_vec")))
+    try:
+        check(x, 1, tensor=t, combos=HALF)
+        check(x[1:], 1, tensor=t[1:], combos=HALF[:1], index_dtype="int64")
+        if np.dtype(dtype).itemsize < 4:
+            check(x, 1, tensor=at_offset(x, 1, windowed_dev), combos=HALF[1:])
+    finally:
+        del windowed_dev.pipelines.get
+    # (bound over several windows: the scalar layout, ARG_STAGE_VEC's variant)
+    assert {v for w, v in seen if w > 1} == {1}, seen
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "int16"])
@@ -2667,6 +2674,15 @@ def test_staged_rows_vectors(tuned, dtype):
     assert (op.plan.notes["stage_vec"], op.plan.steps[0].variables["src_vec"]) == (False, 1)
     x = stage_rows_input(rng, 300, n, dtype)
     check(x, 1, tensor=dg.asarray(x, device=off), combos=HALF)
+    # a workgroup narrower than the pads' spacing (4 threads of 16 words: a pad every 8
+    # vectors, every thread's stores at its own lane's place)
+    small = tuned(ARG_STAGE_VEC=True, ARG_STAGE_BLOCK_WORDS=64, ARG_STAGE_MIN_WG=2)
+    n = 16 * 32 // bits
+    op = compile_arg(small, dtype, (37, n), (1,))
+    v = op.plan.steps[0].variables
+    assert (v["wg"], v["src_vec"], op.plan.steps[0].n_groups) == (4, 4, 10), op.plan.notes
+    x = stage_rows_input(rng, 37, n, dtype)
+    check(x, 1, tensor=dg.asarray(x, device=small), combos=combos_for(dtype))
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "float16"])
