@@ -535,9 +535,10 @@ ARG_STAGE_ODD_WORDS = {8: (9, 32), 16: (5, 16)}
 # Staged rows of a power of two words, whole vectors of 4 (plan._stage_rows), read from the
 # input and through workgroup memory a vector at a time, a pad vector every max(8, a
 # thread's vectors) instead of the scalar layout's swizzle: 4x fewer loads and stores a
-# word, no bank arithmetic an access (the plan's time follows the SM clock, not the
-# memory). H100, 2026-12-07, ArgMax over 2^27 elements, scalar -> vector twice in turns,
-# GPU us, wgpu-native (Dawn) (bench/results/argreduce-stage-vec/h100-{wgpu,dawn}-vec.json):
+# word, no bank arithmetic an access (the memory does not bound the plan: float16 rows of
+# 64 took 98 us on the H200, 106 on the H100, whose copy takes 40% longer). H100,
+# 2026-12-07, ArgMax over 2^27 elements, scalar -> vector twice in turns, GPU us,
+# wgpu-native (Dawn) (bench/results/argreduce-stage-vec/h100-{wgpu,dawn}-vec.json):
 # float16 rows of 64 106.0 -> 99.6 (107.0 -> 101.1), 87 -> 93% of a copy; ArgMin there
 # 107.5 -> 100.2; float16 rows of 32 102.8 -> 99.8 (104.2 -> 100.7); float32 rows of 32
 # 204.9 -> 193.6 (206.7 -> 195.4), 89 -> 95%; the control (float32 rows of 64, row plan)
