@@ -372,7 +372,10 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
     # up to whole tiles
     tile_runs = (tilecol and len(walked) > 1 and tuning.TILECOL_TILE_RUNS
                  and walked[-1].size % tuning.REDUCE_UNROLL == 0)
-    if tile_runs:
+    # ... and so do a thread per output's columns over two reduced dims (COL_TILE_RUNS)
+    col_runs = (strategy == "col" and vout == 1 and len(reds) == 2 and tuning.COL_TILE_RUNS
+                and reds[-1].size % tuning.REDUCE_UNROLL == 0)
+    if tile_runs or col_runs:
         chunk = ceil_div(chunk, tuning.REDUCE_UNROLL) * tuning.REDUCE_UNROLL
     split = ceil_div(n_walk, chunk)
     if interleave:
@@ -455,6 +458,10 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                                   if not packed or tuning.ROW_MASKED_TAIL_PACKED else 0)
                      if len(walked) == 1 and not whole else 0,
                      src_vec=VEC_WORDS if vload else 1)
+    if strategy == "col" and vout == 1:
+        # a thread an output: a tile's best key first, its place searched only where it wins
+        # (COL_TILE_MAX), and the tile's place in its run found once (col_runs above)
+        first.update(tile_max=tuning.COL_TILE_MAX, walk="tile" if col_runs else "carry")
     walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)
     if strategy == "row" and not interleave and len(walked) > 1 and tuning.ROW_WALK:
         first.update(_walk(reds[-1].size // (pw if packed else 1), tpr, unroll,

@@ -148,6 +148,17 @@ ROW_WALK = True
 # of the tile's lanes lost there (h200-wgpu-tm-packed.json: uint8 9-20% slower, float16
 # up to 14%, int16 even; the patch beside it).
 ROW_TILE_MAX = True
+# Columns a thread an output ("col", one output a thread) could take a tile's best key the
+# same way (COL_TILE_MAX), and, over two reduced dims whose inner run is whole tiles
+# (REDUCE_UNROLL elements), find a tile's place in its run once instead of carrying the run's
+# place an element (COL_TILE_RUNS; a split's range rounded up to whole tiles). Both off: not
+# measured yet (2026-12-07, twelfth session: no GPU was lent). They reach 19 of each 32/64-bit
+# dtype's 102 ArgMax/ArgMin grid points, among them 9 of float32's 11 misses on the H200
+# through wgpu-native and 11 of 14 through Dawn (the worst, (128, 128, 128, 64) over (0, 2):
+# ArgMin 77.9% / 70.3% of a copy, 6% / 4% behind ArgMax, the mark of per-element work).
+# The A/B that decides them: bench/results/argreduce-col-tile-max/.
+COL_TILE_MAX = False
+COL_TILE_RUNS = False
 # Row plans of element loads over one reduced dim take the last, partial tile as a whole
 # one where it holds at least 1/ROW_MASKED_TAIL of a tile, its indices past the end clamped
 # to the last element (a duplicate changes no result), instead of an element at a time

@@ -1020,6 +1020,48 @@ def test_row_walks(tuned, dtype):
         check(big[:, :, 1:257], (0, 2), tensor=t, combos=combos_for(dtype))
 
 
+# (shape, axes, tuning, walk): columns a thread an output ("col", one output a thread; 8/16-
+# bit ones kept from "tilecol"): one reduced dim split, each split's last tile partial; two
+# reduced dims whose inner run is whole tiles (walk "tile"): splits of whole runs, splits
+# starting mid-run, splits starting mid-run and crossing runs; an inner run of no whole
+# tiles (walk "carry")
+COL_TILE_CASES = (((1000, 40), (0,), {}, "carry"),
+                  ((5, 8, 32, 64), (0, 2), {}, "tile"),
+                  ((5, 8, 32, 64), (0, 2), dict(MIN_COL_CHUNK=16), "tile"),
+                  ((5, 8, 32, 64), (0, 2), dict(MIN_COL_CHUNK=40), "tile"),
+                  ((3, 64, 5, 32), (0, 2), {}, "carry"))
+
+
+@pytest.mark.parametrize("dtype, on", [(d, True) for d in ALL_DTYPES]
+                         + [(d, False) for d in FULL_DTYPES])  # (off: every other column test)
+def test_column_tiles(tuned, dtype, on):
+    """Columns a thread an output take a tile's best key and search the tile only where it
+    wins (COL_TILE_MAX), and over two reduced dims whose inner run is whole tiles find a
+    tile's place in its run once (COL_TILE_RUNS); off, an element at a time. Splits of
+    whole runs, starting mid-run and crossing runs, partial tiles, ties at every run's
+    ends, NaN and extremes, reversed and sliced views, 64-bit indices."""
+    rng = rng_for("column tiles", dtype)
+    for shape, axes, more, walk in COL_TILE_CASES:
+        d = tuned(COL_TILE_MAX=on, COL_TILE_RUNS=on, TILECOL=False, **more)
+        op = compile_arg(d, dtype, shape, axes)
+        v = op.plan.steps[0].variables
+        assert (v["strategy"], v["vout"], v["tile_max"], v["walk"]) == \
+            ("col", 1, on, walk if on else "carry"), (shape, axes, more, op.plan.notes)
+        split, chunk = op.plan.notes["split"], op.plan.notes["chunk"]
+        if walk == "tile" and on:
+            assert split > 1 and chunk % 16 == 0, op.plan.notes
+            if more:  # (splits that start mid-run)
+                assert chunk % shape[2] != 0, op.plan.notes
+        x = tied_ends(rng, shape, dtype, axes)
+        t = dg.asarray(x, device=d)
+        check(x, axes, tensor=t, combos=combos_for(dtype))
+        y = random_values(rng, shape, dtype)
+        check(y, axes, tensor=dg.asarray(y, device=d), combos=HALF, index_dtype="int64")
+        rev = (slice(None),) * axes[-1] + (slice(None, None, -1),)
+        check(x[rev], axes, tensor=t[rev], combos=HALF)  # (the inner reduced dim reversed)
+        check(x[1:], axes, tensor=t[1:], combos=HALF)
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "int16", "uint16"])
 def test_tile_columns(tuned, dtype):
     """8/16-bit column reductions ("tilecol") read a word of neighbouring outputs per

@@ -10,7 +10,7 @@ for p in pts:
     c = p.get("cfg", "?")
     if c not in cfgs:
         cfgs.append(c)
-    key = (p["dtype"], p.get("op"), str(p["shape"]), str(p["axes"]))
+    key = (p["dtype"], str(p.get("op", p.get("grid"))), str(p["shape"]), str(p["axes"]))
     rows[key][c] = (f"{p['gpu_s'] * 1e6:.1f} ({100 * p['copy_fraction']:.0f}%)"
                     if p.get("status") == "ok" else p.get("status", "?"))
 print(" | ".join(["dtype", "op", "shape", "axes"] + cfgs))
