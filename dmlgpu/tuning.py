@@ -151,12 +151,15 @@ ROW_TILE_MAX = True
 # Columns a thread an output ("col", one output a thread) could take a tile's best key the
 # same way (COL_TILE_MAX), and, over two reduced dims whose inner run is whole tiles
 # (REDUCE_UNROLL elements), find a tile's place in its run once instead of carrying the run's
-# place an element (COL_TILE_RUNS; a split's range rounded up to whole tiles). Both off: not
-# measured yet (2026-12-07, twelfth session: no GPU was lent). They reach 19 of each 32/64-bit
-# dtype's 102 ArgMax/ArgMin grid points, among them 9 of float32's 11 misses on the H200
-# through wgpu-native and 11 of 14 through Dawn (the worst, (128, 128, 128, 64) over (0, 2):
-# ArgMin 77.9% / 70.3% of a copy, 6% / 4% behind ArgMax, the mark of per-element work).
-# The A/B that decides them: bench/results/argreduce-col-tile-max/.
+# place an element (COL_TILE_RUNS; a split's range rounded up to whole tiles). They reach 19 of
+# each 32/64-bit dtype's 102 ArgMax/ArgMin grid points, among them 9 of float32's 11 misses on
+# the H200 through wgpu-native and 11 of 14 through Dawn (the worst, (128, 128, 128, 64) over
+# (0, 2): ArgMin 77.9% / 70.3% of a copy, 6% / 4% behind ArgMax, the mark of per-element
+# work). Both off: on an H100 (2026-12-07, bench/results/argreduce-col-tile-max/) neither was
+# faster or even everywhere: the tile's max 1-3% faster at that point on wgpu-native but 5%
+# slower over (0, 1, 2) (a thread's 64 tiles), Dawn's the reverse; the run's place once a
+# tile cost Dawn's ArgMax 8-10% at both its points. The H200 is not measured. COL_TILE_MAX
+# "select": the tile's place by a select an element, no branch; prepared, not measured.
 COL_TILE_MAX = False
 COL_TILE_RUNS = False
 # Row plans of element loads over one reduced dim take the last, partial tile as a whole

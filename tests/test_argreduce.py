@@ -1032,17 +1032,18 @@ COL_TILE_CASES = (((1000, 40), (0,), {}, "carry"),
                   ((3, 64, 5, 32), (0, 2), {}, "carry"))
 
 
-@pytest.mark.parametrize("dtype, on", [(d, True) for d in ALL_DTYPES]
+@pytest.mark.parametrize("dtype, on", [(d, on) for on in (True, "select") for d in ALL_DTYPES]
                          + [(d, False) for d in FULL_DTYPES])  # (off: every other column test)
 def test_column_tiles(tuned, dtype, on):
     """Columns a thread an output take a tile's best key and search the tile only where it
-    wins (COL_TILE_MAX), and over two reduced dims whose inner run is whole tiles find a
+    wins (COL_TILE_MAX True), or find its place by a select an element and take it without
+    a branch ("select"), and over two reduced dims whose inner run is whole tiles find a
     tile's place in its run once (COL_TILE_RUNS); off, an element at a time. Splits of
     whole runs, starting mid-run and crossing runs, partial tiles, ties at every run's
     ends, NaN and extremes, reversed and sliced views, 64-bit indices."""
     rng = rng_for("column tiles", dtype)
     for shape, axes, more, walk in COL_TILE_CASES:
-        d = tuned(COL_TILE_MAX=on, COL_TILE_RUNS=on, TILECOL=False, **more)
+        d = tuned(COL_TILE_MAX=on, COL_TILE_RUNS=bool(on), TILECOL=False, **more)
         op = compile_arg(d, dtype, shape, axes)
         v = op.plan.steps[0].variables
         assert (v["strategy"], v["vout"], v["tile_max"], v["walk"]) == \

@@ -10,9 +10,9 @@ sweep() {  # IMPL NAME CONFIGS SPEC SECONDS
     > "$OUT/$1-$2.log" 2>&1
   echo "$1 $2 rc $?"; python3 bench/results/argreduce-col-reps/tab.py "$OUT/$1-$2.json"
 }
-for impl in wgpu dawn; do sweep $impl f32 $R/configs.json $R/spec-f32.json 200; done
-sweep wgpu i64 $R/configs-short.json $R/spec-i64.json 70
-sweep wgpu hardmax $R/configs-short.json $R/spec-hardmax.json 60
+for impl in wgpu dawn; do sweep $impl f32 $R/configs.json $R/spec-f32.json 180; done
+sweep wgpu i64 $R/configs-short.json $R/spec-i64.json 60
+sweep wgpu hardmax $R/configs-short.json $R/spec-hardmax.json 50
 # (ARG_STAGE_VEC's unmeasured dtypes, from the eleventh session)
 V=bench/results/argreduce-stage-vec
-sweep wgpu vec-u8i64 $V/configs.json $V/spec-u8i64.json 60
+sweep wgpu vec-u8i64 $V/configs.json $V/spec-u8i64.json 50
