@@ -459,9 +459,12 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                      if len(walked) == 1 and not whole else 0,
                      src_vec=VEC_WORDS if vload else 1)
     if strategy == "col" and vout == 1:
-        # a thread an output: a tile's best key first, its place searched only where it wins
-        # (COL_TILE_MAX), and the tile's place in its run found once (col_runs above)
-        first.update(tile_max=tuning.COL_TILE_MAX, walk="tile" if col_runs else "carry")
+        # a thread an output: a tile's best key first, then its place (COL_TILE_MAX), and
+        # the tile's place in its run found once (col_runs above)
+        tile_max = tuning.COL_TILE_MAX
+        if isinstance(tile_max, dict):  # (by implementation, then element bits)
+            tile_max = tile_max.get(webgpu, {}).get(dt.bits, False)
+        first.update(tile_max=tile_max, walk="tile" if col_runs else "carry")
     walk_mid = {}  # (the element loads' walk: a packed plan's variant for mid-word inputs)
     if strategy == "row" and not interleave and len(walked) > 1 and tuning.ROW_WALK:
         first.update(_walk(reds[-1].size // (pw if packed else 1), tpr, unroll,

@@ -148,19 +148,28 @@ ROW_WALK = True
 # of the tile's lanes lost there (h200-wgpu-tm-packed.json: uint8 9-20% slower, float16
 # up to 14%, int16 even; the patch beside it).
 ROW_TILE_MAX = True
-# Columns a thread an output ("col", one output a thread) could take a tile's best key the
-# same way (COL_TILE_MAX), and, over two reduced dims whose inner run is whole tiles
-# (REDUCE_UNROLL elements), find a tile's place in its run once instead of carrying the run's
-# place an element (COL_TILE_RUNS; a split's range rounded up to whole tiles). They reach 19 of
-# each 32/64-bit dtype's 102 ArgMax/ArgMin grid points, among them 9 of float32's 11 misses on
-# the H200 through wgpu-native and 11 of 14 through Dawn (the worst, (128, 128, 128, 64) over
-# (0, 2): ArgMin 77.9% / 70.3% of a copy, 6% / 4% behind ArgMax, the mark of per-element
-# work). Both off: on an H100 (2026-12-07, bench/results/argreduce-col-tile-max/) neither was
-# faster or even everywhere: the tile's max 1-3% faster at that point on wgpu-native but 5%
-# slower over (0, 1, 2) (a thread's 64 tiles), Dawn's the reverse; the run's place once a
-# tile cost Dawn's ArgMax 8-10% at both its points. The H200 is not measured. COL_TILE_MAX
-# "select": the tile's place by a select an element, no branch; prepared, not measured.
-COL_TILE_MAX = False
+# Columns a thread an output ("col", one output a thread) take a tile's best key the same way
+# (COL_TILE_MAX, by implementation, then element bits; a plain value: everywhere): True, the
+# tile searched for its place behind a branch where it wins; "select", its place by a
+# compare and a select an element and tile and place taken by selects, no branch. They reach
+# 19 of each 32/64-bit dtype's 102 ArgMax/ArgMin grid points, among them 9 of float32's 11
+# misses on the H200 through wgpu-native and 11 of 14 through Dawn (the worst, (128, 128,
+# 128, 64) over (0, 2): ArgMin 77.9% / 70.3% of a copy, 6% / 4% behind ArgMax, the mark of
+# per-element work). H100, 2026-12-07 (bench/results/argreduce-col-tile-max/: float32 six
+# points both ops, base / branch / select in turns twice, GPU us):
+# - "select" on wgpu-native: faster or even at all twelve: (128, 128, 128, 64) over (0, 2)
+#   189.8 -> 184.2 (ArgMin 187 -> 186), over (0, 1, 2) 194.1 -> 188.1 (ArgMin 195 -> 190),
+#   the rest within 0.6 us. Hardmax float32 even or faster (planned without the
+#   implementation: not taken). int64 (64-bit keys): 2.5-3% slower over (0, 1, 2) and at
+#   (2, 4096, 8192) over (0, 1): not taken; int32/uint32 share float32's 32-bit keys.
+# - "select" on Dawn: 3% slower at (2, 256, 256, 1024) over (0, 2) (182.5 -> 187.7), ArgMin
+#   over (0, 1, 2) 1 us slower: not taken.
+# - True (the branch): wgpu-native 5% slower over (0, 1, 2) (a thread's 64 tiles).
+# COL_TILE_RUNS (over two reduced dims whose inner run is whole tiles, the run's place moved
+# once a tile, a split's range rounded up to whole tiles): off; with the branch it cost
+# Dawn's ArgMax 8-10% at both its points ((128, 128, 128, 64) over (0, 2) 187 -> 204 us).
+# The H200 is not measured.
+COL_TILE_MAX = {"wgpu": {32: "select"}}
 COL_TILE_RUNS = False
 # Row plans of element loads over one reduced dim take the last, partial tile as a whole
 # one where it holds at least 1/ROW_MASKED_TAIL of a tile, its indices past the end clamped

@@ -25,7 +25,7 @@ from reference import (
 )
 
 import dmlgpu as dg
-from dmlgpu import dtypes, plan, tuning
+from dmlgpu import canon, dtypes, plan, tuning
 from dmlgpu.ops import base
 from dmlgpu.sizes import pow2_floor
 
@@ -1408,6 +1408,29 @@ def test_sub_word_rows(tuned, dtype, reps):
         seen.clear()
         check(x, 1, tensor=at_offset(x, off, d), combos=ALL_COMBOS)
         assert 0 in seen, (off, seen)  # (the variant bound; the plan's own is compiled too)
+
+
+def test_column_tiles_rule():
+    """The tuned rule (plans only): wgpu-native's 32-bit columns a thread an output take a
+    tile's max and its place without a branch (COL_TILE_MAX "select"); its 64-bit ones,
+    Dawn's and Hardmax's (planned without the implementation) an element at a time."""
+    shape = (128, 128, 128, 64)
+    st = canon.contiguous_strides(shape)
+    out = canon.contiguous_strides((1, 128, 1, 64))
+    red = canon.reduction(shape, st, out, (0, 2))
+    hot = canon.reduction(shape, st, st, (0, 2), red_out=st)
+    for webgpu in ("wgpu", "dawn"):
+        for dtype in ("float32", "int32", "uint32", "int64", "uint64"):
+            dt = dtypes.DTYPES[dtype]
+            p = plan.argreduce(red, dt, "max", False, 1, webgpu=webgpu)
+            v = p.steps[0].variables
+            want = "select" if webgpu == "wgpu" and dt.bits == 32 else False
+            assert (v["strategy"], v["tile_max"], v["walk"]) == ("col", want, "carry"), \
+                (webgpu, dtype, p.notes)
+    p = plan.argreduce(hot, dtypes.DTYPES["float32"], "max", False, 1, sink="onehot",
+                       extra=dict(dst_atomic=False))
+    v = next(s.variables for s in p.steps if s.variables.get("source") == "input")
+    assert (v["strategy"], v["tile_max"]) == ("col", False), p.notes
 
 
 def test_column_groups_rule():
