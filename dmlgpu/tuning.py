@@ -159,7 +159,7 @@ ROW_TILE_MAX = True
 # points both ops, base / branch / select in turns twice, GPU us):
 # - "select" on wgpu-native: faster or even at all twelve: (128, 128, 128, 64) over (0, 2)
 #   189.8 -> 184.2 (ArgMin 187 -> 186), over (0, 1, 2) 194.1 -> 188.1 (ArgMin 195 -> 190),
-#   the rest within 0.6 us. Hardmax float32 even or faster (planned without the
+#   the rest within 0.8 us (as the base's own two runs differ). Hardmax float32 even or faster (planned without the
 #   implementation: not taken). int64 (64-bit keys): 2.5-3% slower over (0, 1, 2) and at
 #   (2, 4096, 8192) over (0, 1): not taken; int32/uint32 share float32's 32-bit keys.
 # - "select" on Dawn: 3% slower at (2, 256, 256, 1024) over (0, 2) (182.5 -> 187.7), ArgMin
