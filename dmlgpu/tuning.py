@@ -155,14 +155,14 @@ ROW_TILE_MAX = True
 # 19 of each 32/64-bit dtype's 102 ArgMax/ArgMin grid points, among them 9 of float32's 11
 # misses on the H200 through wgpu-native and 11 of 14 through Dawn (the worst, (128, 128,
 # 128, 64) over (0, 2): ArgMin 77.9% / 70.3% of a copy, 6% / 4% behind ArgMax, the mark of
-# per-element work). H100, 2026-12-07 (bench/results/argreduce-col-tile-max/: float32 six
-# points both ops, base / branch / select in turns twice, GPU us):
-# - "select" on wgpu-native, all 19 float32 points it reaches, both ops, twice: 2.5-3.3%
-#   faster at (128, 128, 128, 64) over (0, 2), (1, 2) and (0, 1, 2) (194.1 -> 188.1 us;
-#   ArgMin 195 -> 190), at the other 16 points within 1% either way (the most, +1.0% at
-#   (128, 128, 128, 64) over axis 0; the base's own two runs differ by as much). Hardmax float32 even or faster (planned without the
-#   implementation: not taken). int64 (64-bit keys): 2.5-3% slower over (0, 1, 2) and at
-#   (2, 4096, 8192) over (0, 1): not taken; int32/uint32 share float32's 32-bit keys.
+# per-element work). H100, 2026-12-07 (bench/results/argreduce-col-tile-max/: configurations
+# in turns twice, both ops, GPU us):
+# - "select" on wgpu-native, all 19 float32 points it reaches: 2.5-3.3% faster at (128, 128,
+#   128, 64) over (0, 2), (1, 2) and (0, 1, 2) (194.1 -> 188.1 us; ArgMin 195 -> 190), at
+#   the other 16 within 1% either way (the most, +1.0% at (128, 128, 128, 64) over axis 0;
+#   the base's own two runs differ by as much). Hardmax float32 even or faster (planned
+#   without the implementation: not taken). int64 (64-bit keys): 2.5-3% slower over (0, 1,
+#   2) and at (2, 4096, 8192) over (0, 1): not taken; int32/uint32 share float32's keys.
 # - "select" on Dawn: 3% slower at (2, 256, 256, 1024) over (0, 2) (182.5 -> 187.7), ArgMin
 #   over (0, 1, 2) 1 us slower: not taken.
 # - True (the branch): wgpu-native 5% slower over (0, 1, 2) (a thread's 64 tiles).
