@@ -367,16 +367,22 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
                 if cols and tuning.COL_SPLIT_ROUND else ceil_div(target, threads))
         split = max(1, min(ways, max_split, cap))
     chunk = ceil_div(n_walk, split)
-    # tile columns over several reduced dims whose innermost is whole tiles (REDUCE_UNROLL
-    # rows: their tile) find a tile's place once (TILECOL_TILE_RUNS), a split's range rounded
-    # up to whole tiles
+    # a thread's tile of rows: REDUCE_UNROLL, but tile columns that run few threads in all
+    # keep more loads in flight a thread (TILECOL_DEEP, by element bits: (threads, rows))
+    unroll = tuning.REDUCE_UNROLL
+    deep_threads, deep_rows = tuning.TILECOL_DEEP.get(dt.bits, (0, unroll))
+    if tilecol and threads * split < deep_threads:
+        unroll = deep_rows
+    # tile columns over several reduced dims whose innermost is whole tiles (`unroll` rows:
+    # their tile) find a tile's place once (TILECOL_TILE_RUNS), a split's range rounded up
+    # to whole tiles
     tile_runs = (tilecol and len(walked) > 1 and tuning.TILECOL_TILE_RUNS
-                 and walked[-1].size % tuning.REDUCE_UNROLL == 0)
+                 and walked[-1].size % unroll == 0)
     # ... and so do a thread per output's columns over two reduced dims (COL_TILE_RUNS)
     col_runs = (strategy == "col" and vout == 1 and len(reds) == 2 and tuning.COL_TILE_RUNS
-                and reds[-1].size % tuning.REDUCE_UNROLL == 0)
+                and reds[-1].size % unroll == 0)
     if tile_runs or col_runs:
-        chunk = ceil_div(chunk, tuning.REDUCE_UNROLL) * tuning.REDUCE_UNROLL
+        chunk = ceil_div(chunk, unroll) * unroll
     split = ceil_div(n_walk, chunk)
     if interleave:
         groups = n_out // inner * split
@@ -432,7 +438,6 @@ def argreduce(red: Reduction, dt, op: str, descending: bool, idx_words: int,
         first.update(rough_keys=bool(dt.lanes_rough) and sink == "index"
                      and strategy in tuning.ARG_ROUGH_KEYS.get(webgpu, ())
                      and (strategy != "lanes" or split <= tuning.ARG_ROUGH_LANES_MAX_SPLIT))
-    unroll = tuning.REDUCE_UNROLL
     if strategy == "lanes":  # (a tile no longer than a block's words, as packed rows)
         unroll = min(unroll, pow2_floor(max(1, block_words // tpr)))
     if packed and tpr < wg:

@@ -786,6 +786,10 @@ TILECOL_RUNS = True
 # to 3.3 us faster, at most 0.8 slower; slower: Dawn uint8 ArgMin (2, 256, 256, 1024) over (0, 2)
 # 54.3 -> 58.0 in all three pairs (its ArgMax even).
 TILECOL_TILE_RUNS = True
+# Tile columns that run fewer than `threads` threads in all (every split's), by element
+# bits: `rows` rows a thread's tile instead of REDUCE_UNROLL, that many loads in flight.
+# Awaits bench/results/argreduce-tilecol-inflight/ ({}: off).
+TILECOL_DEEP: dict[int, tuple[int, int]] = {}
 # ArgMax/ArgMin's tile columns split at most this many ways, by element bits, where their
 # partials would be packed (an output's splits atomicMax one word; fewer splits, longer).
 # H100, 2026-11-27 (second session), the uint8 tile columns of 2^27 elements split 512 ways,

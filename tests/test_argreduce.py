@@ -1188,6 +1188,49 @@ def test_tile_column_runs(tuned, dtype):
     assert not compile_arg(d, dtype, (40, 20, 64, 64), (0, 2)).plan.steps[0].variables["tile_run"]
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "int16", "int8"])
+def test_tile_columns_deep(tuned, dtype):
+    """TILECOL_DEEP: tile columns that run few threads take 32 rows a thread's tile: one
+    reduced dim with a partial last tile, row groups and splits (merged in the pass and by
+    a pass of their own), tile runs over two reduced dims (a split's range whole tiles of
+    32; an innermost dim of whole tiles of 16 but not of 32 walks without them), 8-bit short
+    runs as lanes, views mid-word (joined rows) and reversed; ties at both ends, NaN,
+    extremes, both ops and directions. Plans of more threads keep REDUCE_UNROLL."""
+    rng = rng_for("tile columns deep", dtype)
+    bits = np.dtype(dtype).itemsize * 8
+    base = dict(MERGE_COL_MIN_OUT=64, ARG_TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0,
+                ARG_TILECOL_FEW_SPLITS={}, TILECOL_DEEP={bits: (1 << 40, 32)})
+    cases = [(base, (61, 3000), (0,), False),
+             (base, (700, 512), (0,), None),
+             (dict(base, TALLY_MERGE=False), (700, 512), (0,), True),
+             (base, (3, 1999, 32), (1,), None),
+             (base, (40, 20, 64, 64), (0, 2), True),
+             (base, (40, 20, 48, 64), (0, 2), False)]
+    if bits == 8:  # (runs of 2 under the kept dim: a word's lanes)
+        cases.append((base, (520, 128, 2), (0, 2), None))
+    for numbers, shape, axes, runs in cases:
+        d = tuned(**numbers)
+        op = compile_arg(d, dtype, shape, axes)
+        notes, v = op.plan.notes, op.plan.steps[0].variables
+        assert notes["strategy"] == "tilecol" and v["unroll"] == 32, (shape, notes)
+        if runs is not None and len(axes) > 1:
+            assert v["tile_run"] is runs, (shape, notes)
+            assert not runs or notes["chunk"] % 32 == 0, notes
+        x = tied_ends(rng, shape, dtype, axes)
+        t = dg.asarray(x, device=d)
+        check(x, axes, tensor=t, combos=combos_for(dtype))
+        y = random_values(rng, shape, dtype)
+        check(y, axes, tensor=dg.asarray(y, device=d), combos=HALF, index_dtype="int64")
+        rev = (slice(None, None, -1),) * (axes[-1] + 1)
+        check(x[rev], axes, tensor=t[rev], combos=HALF)
+        if len(axes) == 1 and shape[-1] % 8:
+            check(x, axes, tensor=at_offset(x, 1, d), combos=HALF)
+    # (every split's threads at the rule's bound or more: REDUCE_UNROLL)
+    op = compile_arg(tuned(**dict(base, TILECOL_DEEP={bits: (64, 32)})), dtype, (700, 512),
+                     (0,))
+    assert op.plan.steps[0].variables["unroll"] == tuning.REDUCE_UNROLL, op.plan.notes
+
+
 @pytest.mark.parametrize("vout", [2, 4, 8])
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_column_outputs_per_thread(tuned, dtype, vout):
