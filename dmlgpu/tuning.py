@@ -788,7 +788,16 @@ TILECOL_RUNS = True
 TILECOL_TILE_RUNS = True
 # Tile columns that run fewer than `threads` threads in all (every split's), by element
 # bits: `rows` rows a thread's tile instead of REDUCE_UNROLL, that many loads in flight.
-# Awaits bench/results/argreduce-tilecol-inflight/ ({}: off).
+# ({}: off.) The uint8 tile columns of 64 MiB run 65,536 threads, 16 loads each: 4 MiB in
+# flight. H100, 2026-12-07, uint8 ArgMax / ArgMin, base / 32 rows twice in turns in one
+# process, GPU us (bench/results/argreduce-tilecol-inflight/h100-{wgpu,dawn}-inflight-u8.json;
+# REDUCE_UNROLL 32, which these plans take alike): wgpu-native 0.2-1.5 us slower at all five
+# 64 MiB points ((2, 4096, 8192) over axis 1 29.1 / 29.0 -> 29.5 / 29.6, (8192, 4096, 2) over
+# axis 0 ArgMin 29.5 -> 31.0 / 30.9), Dawn 0-0.4 us faster there but up to 1.5 us slower
+# at the 2^27-element control (128, 128, 128, 64) over (0, 2). More row groups or splits
+# instead (ARG_TILECOL_MIN_ROWS 128) were 1.5-3 us slower on wgpu-native (up to 8 us at
+# that control), Dawn -0.2 to +0.8 (control +3). Not the H100's bound; the H200 (the same
+# SMs, 40% more bandwidth) is not measured.
 TILECOL_DEEP: dict[int, tuple[int, int]] = {}
 # ArgMax/ArgMin's tile columns split at most this many ways, by element bits, where their
 # partials would be packed (an output's splits atomicMax one word; fewer splits, longer).
