@@ -1151,7 +1151,7 @@ def test_tile_column_runs(tuned, dtype):
     rng = rng_for("tile column runs", dtype)
     top = np.finfo(dtype).max if dtype == "float16" else np.iinfo(dtype).max
     base = dict(MERGE_COL_MIN_OUT=64, ARG_TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0,
-                ARG_TILECOL_FEW_SPLITS={}, TILECOL_TILE_RUNS=True,
+                ARG_TILECOL_FEW_SPLITS={}, TILECOL_TILE_RUNS=True, TILECOL_DEEP={},
                 TARGET_THREADS=tuning.TARGET_THREADS, COL_TARGET_THREADS=tuning.COL_TARGET_THREADS,
                 TALLY_MERGE=tuning.TALLY_MERGE)
     one = dict(base, TARGET_THREADS=1, COL_TARGET_THREADS=1)
