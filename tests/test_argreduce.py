@@ -1191,40 +1191,50 @@ def test_tile_column_runs(tuned, dtype):
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "int16", "int8"])
 def test_tile_columns_deep(tuned, dtype):
     """TILECOL_DEEP: tile columns that run few threads take 32 rows a thread's tile: one
-    reduced dim with a partial last tile, row groups and splits (merged in the pass and by
-    a pass of their own), tile runs over two reduced dims (a split's range whole tiles of
-    32; an innermost dim of whole tiles of 16 but not of 32 walks without them), 8-bit short
-    runs as lanes, views mid-word (joined rows) and reversed; ties at both ends, NaN,
-    extremes, both ops and directions. Plans of more threads keep REDUCE_UNROLL."""
+    reduced dim with a partial last tile, one split or two (merged in the pass, or by a
+    pass of their own), tile runs over two reduced dims (a split's range whole tiles of 32;
+    an innermost dim of whole tiles of 16 but not of 32 walks without them), 8-bit short
+    runs as lanes, views starting mid-word and reversed; ties at both ends, NaN, extremes,
+    both ops and directions. Plans of more threads keep REDUCE_UNROLL."""
     rng = rng_for("tile columns deep", dtype)
     bits = np.dtype(dtype).itemsize * 8
     base = dict(MERGE_COL_MIN_OUT=64, ARG_TILECOL_MIN_ROWS=64, TILECOL_MIN_RED=0,
                 ARG_TILECOL_FEW_SPLITS={}, TILECOL_DEEP={bits: (1 << 40, 32)})
-    cases = [(base, (61, 3000), (0,), False),
-             (base, (700, 512), (0,), None),
-             (dict(base, TALLY_MERGE=False), (700, 512), (0,), True),
-             (base, (3, 1999, 32), (1,), None),
-             (base, (40, 20, 64, 64), (0, 2), True),
-             (base, (40, 20, 48, 64), (0, 2), False)]
+    # (tuning, shape, axes, what the plan shows: splits, steps, tile runs)
+    cases = [(base, (61, 3000), (0,), dict(split=1, steps=1)),
+             (base, (700, 512), (0,), dict(split=2, steps=1)),
+             (dict(base, TALLY_MERGE=False), (700, 512), (0,), dict(split=2, steps=2)),
+             (base, (3, 1999, 32), (1,), dict(split=2)),
+             (base, (40, 20, 64, 64), (0, 2), dict(tile_run=True)),
+             (base, (40, 20, 48, 64), (0, 2), dict(tile_run=False))]
     if bits == 8:  # (runs of 2 under the kept dim: a word's lanes)
-        cases.append((base, (520, 128, 2), (0, 2), None))
-    for numbers, shape, axes, runs in cases:
-        d = tuned(**numbers)
-        op = compile_arg(d, dtype, shape, axes)
+        cases.append((base, (520, 128, 2), (0, 2), dict(run=2)))
+
+    def deep_plan(d, t, axes, expect):
+        out = tuple(1 if i in axes else n for i, n in enumerate(t.shape))
+        op = d.compile(dg.ArgMaxDesc(dg.TensorDesc(dtype, t.shape, t.strides),
+                                     dg.TensorDesc("int64", out), axes))
         notes, v = op.plan.notes, op.plan.steps[0].variables
-        assert notes["strategy"] == "tilecol" and v["unroll"] == 32, (shape, notes)
-        if runs is not None and len(axes) > 1:
-            assert v["tile_run"] is runs, (shape, notes)
-            assert not runs or notes["chunk"] % 32 == 0, notes
+        assert notes["strategy"] == "tilecol" and v["unroll"] == 32, (t.shape, notes)
+        shown = dict(split=notes["split"], steps=len(op.plan.steps),
+                     tile_run=v.get("tile_run"), run=v.get("run"))
+        assert {k: shown[k] for k in expect} == expect, (t.shape, notes)
+        assert not shown["tile_run"] or notes["chunk"] % 32 == 0, notes
+
+    for numbers, shape, axes, expect in cases:
+        d = tuned(**numbers)
         x = tied_ends(rng, shape, dtype, axes)
         t = dg.asarray(x, device=d)
+        deep_plan(d, t, axes, expect)
         check(x, axes, tensor=t, combos=combos_for(dtype))
         y = random_values(rng, shape, dtype)
         check(y, axes, tensor=dg.asarray(y, device=d), combos=HALF, index_dtype="int64")
         rev = (slice(None, None, -1),) * (axes[-1] + 1)
         check(x[rev], axes, tensor=t[rev], combos=HALF)
-        if len(axes) == 1 and shape[-1] % 8:
-            check(x, axes, tensor=at_offset(x, 1, d), combos=HALF)
+        if len(axes) == 1:  # (a view starting mid-word: the joined loads' variant)
+            mid = at_offset(x, 1, d)
+            deep_plan(d, mid, axes, expect)
+            check(x, axes, tensor=mid, combos=HALF)
     # (every split's threads at the rule's bound or more: REDUCE_UNROLL)
     op = compile_arg(tuned(**dict(base, TILECOL_DEEP={bits: (64, 32)})), dtype, (700, 512),
                      (0,))
